@@ -1,0 +1,115 @@
+"""Running a step's action, and reusing a recorded action result during replay."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from skillkit_core.definitions import StepDefinition
+from skillkit_core.engine.context import CancellationSignal, StepContext
+from skillkit_core.errors import HistoryError, SkillkitError, where
+from skillkit_core.schema import format_validation_error
+
+
+class ActionError(SkillkitError):
+    """An action failed or its input/output did not fit its schema."""
+
+    code = "action"
+
+
+async def run_action(
+    skill: str, step: StepDefinition, ctx: StepContext, signal: CancellationSignal
+) -> tuple[Any, Any]:
+    """Run the action; ``(value for ctx.action_result, plain JSON data)``."""
+    from pydantic import ValidationError
+
+    assert step.action is not None
+    at = f"{where(skill, step.name)}action '{step.action.name}': "
+    declared = step.action.declared
+    raw_input = (
+        _call(at, "map_input", step.action.map_input, ctx)
+        if step.action.map_input is not None
+        else _plain(step, ctx.response)
+    )
+    input_value = raw_input
+    if declared is not None and declared.input is not None:
+        try:
+            input_value = declared.input.validate(raw_input)
+        except ValidationError as error:
+            raise ActionError(f"{at}invalid input: {format_validation_error(error)}") from None
+    if declared is not None:
+        run_ctx = StepContext(step=step.name, input=input_value, signal=signal)
+        output = await _run(at, declared.run, run_ctx)
+    else:
+        run_ctx = StepContext(
+            step=step.name,
+            input=input_value,
+            signal=signal,
+            response=ctx.response,
+            params=ctx.params,
+            store=ctx.store,
+            refs=ctx.refs,
+            host=ctx.host,
+            attempts=ctx.attempts,
+        )
+        output = await _run(at, step.action.run, run_ctx)
+    if signal.cancelled:
+        raise ActionError(f"{at}cancelled ({signal.reason})")
+    return _checked_output(at, declared.output if declared else None, output)
+
+
+def replay_action(
+    skill: str, step: StepDefinition, recorded: Any, has_recorded: bool
+) -> tuple[Any, Any]:
+    """The recorded result of an action, checked against its output schema; never runs it."""
+    assert step.action is not None
+    at = f"{where(skill, step.name)}action '{step.action.name}': "
+    if not has_recorded:
+        raise HistoryError(
+            f"{at}the history entry has no actionResult; pass back the 'completed' objects "
+            "exactly as they were printed (actions never run twice)"
+        )
+    declared = step.action.declared
+    try:
+        return _checked_output(at, declared.output if declared else None, recorded)
+    except ActionError as error:
+        raise HistoryError(f"recorded actionResult does not fit: {error}") from None
+
+
+def _checked_output(at: str, schema: Any, output: Any) -> tuple[Any, Any]:
+    from pydantic import ValidationError
+    from pydantic_core import to_jsonable_python
+
+    from skillkit_core.records import unwrap
+
+    if schema is None:
+        data = to_jsonable_python(unwrap(output))
+        return output, data
+    try:
+        value = schema.validate(output)
+    except ValidationError as error:
+        raise ActionError(f"{at}invalid output: {format_validation_error(error)}") from None
+    return value, schema.dump(value)
+
+
+def _plain(step: StepDefinition, response: Any) -> Any:
+    return step.response.dump(response) if step.response is not None else response
+
+
+async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
+    try:
+        outcome = fn(ctx)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+    except SkillkitError:
+        raise
+    except Exception as error:
+        raise ActionError(f"{at}failed: {type(error).__name__}: {error}") from None
+    return outcome
+
+
+def _call(at: str, what: str, fn: Any, ctx: StepContext) -> Any:
+    try:
+        return fn(ctx)
+    except Exception as error:
+        raise ActionError(f"{at}{what} raised {type(error).__name__}: {error}") from None

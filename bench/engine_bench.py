@@ -36,8 +36,14 @@ def linear_skill(steps: int):
 def loop_skill():
     return (
         skill(name="loop", entry="ask")
-        .step("ask", prompt=lambda ctx: f"Visit {ctx.attempts}.", response=Note,
-              next="self", max_visits=100_000, on_max_visits="end")
+        .step(
+            "ask",
+            prompt=lambda ctx: f"Visit {ctx.attempts}.",
+            response=Note,
+            next="self",
+            max_visits=100_000,
+            on_max_visits="end",
+        )
         .step("end", prompt="Done.", next=terminal)
         .build()
     )
@@ -74,8 +80,10 @@ def main() -> None:
         seconds = replay_cost(n)
         per = seconds / n * 1e6
         base = base or per
-        print(f"replay {n:>5} entries: {seconds * 1e3:8.2f} ms  ({per:6.1f} µs/entry, "
-              f"{per / base:4.2f}x the 10-entry cost per entry)")
+        print(
+            f"replay {n:>5} entries: {seconds * 1e3:8.2f} ms  ({per:6.1f} µs/entry, "
+            f"{per / base:4.2f}x the 10-entry cost per entry)"
+        )
 
 
 if __name__ == "__main__":

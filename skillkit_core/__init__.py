@@ -32,7 +32,29 @@ _EXPORTS = {
 }
 _MODULES = {"render": "skillkit_core.render"}
 
-__all__ = sorted([*_EXPORTS, *_MODULES])
+__all__ = [
+    "PARENT",
+    "LintDiagnostic",
+    "ModuleDefinition",
+    "ReferenceDefinition",
+    "SkillDefinition",
+    "SkillDefinitionError",
+    "SkillkitError",
+    "act",
+    "action",
+    "branch",
+    "check_skill",
+    "fragment",
+    "module",
+    "prompt",
+    "reference",
+    "render",
+    "skill",
+    "step",
+    "system",
+    "terminal",
+    "view",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
     from skillkit_core import render

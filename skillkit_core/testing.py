@@ -47,7 +47,9 @@ class MockModel:
     def respond(self, step: str, prompt: str, schema: dict[str, Any] | None = None) -> Any:
         if step not in self.answers:
             known = ", ".join(self.answers) or "none"
-            raise SkillRunError(f"mock_model has no answer for step '{step}' (answers for: {known})")
+            raise SkillRunError(
+                f"mock_model has no answer for step '{step}' (answers for: {known})"
+            )
         answer = self.answers[step]
         visit = self.calls.get(step, 0)
         self.calls[step] = visit + 1
@@ -156,4 +158,53 @@ def run_skill(
     """Synchronous ``run_skill_async`` (use the async one inside a running event loop)."""
     return asyncio.run(
         run_skill_async(definition, model=model, params=params, host=host, refs=refs)
+    )
+
+
+async def run_composite_async(
+    definition: SkillDefinition,
+    *,
+    model: Any,
+    params: Any = None,
+    host: str | Handshake | None = None,
+    refs: Any = None,
+    direct_subskill: str | None = None,
+) -> RunResult:
+    """Run a composite skill (dispatcher → sub-skill or topic); sub-skill steps are named
+    ``sub/step`` in the path, the outputs and the model's calls."""
+    from skillkit_core.composite import CompositeEngine
+
+    engine = CompositeEngine(
+        definition, handshake_of(host), params, refs, direct_subskill=direct_subskill
+    )
+    run = RunResult(path=[], outputs={}, response=None, history=(), store=None)
+    final = await drive(engine.start, engine.advance, model, run)
+    assert isinstance(final, DoneResult)
+    run.path = engine.path
+    run.response = final.final_output
+    run.history = engine.history()
+    run.store = engine.sub.store if engine.sub is not None else engine.dispatcher.store
+    run.redirected_to = engine.redirected_to
+    return run
+
+
+def run_composite(
+    definition: SkillDefinition,
+    *,
+    model: Any,
+    params: Any = None,
+    host: str | Handshake | None = None,
+    refs: Any = None,
+    direct_subskill: str | None = None,
+) -> RunResult:
+    """Synchronous ``run_composite_async``."""
+    return asyncio.run(
+        run_composite_async(
+            definition,
+            model=model,
+            params=params,
+            host=host,
+            refs=refs,
+            direct_subskill=direct_subskill,
+        )
     )

@@ -55,8 +55,7 @@ deploy_check = (
     .step(
         "verify",
         prompt=lambda ctx: (
-            f"Run pre-deploy checks for {ctx.store.steps['choose'].target}. "
-            "Report any blockers."
+            f"Run pre-deploy checks for {ctx.store.steps['choose'].target}. Report any blockers."
         ),
         response=Verify,
         next=[branch("deploy", when=lambda ctx: ctx.response.safe), branch("abort")],

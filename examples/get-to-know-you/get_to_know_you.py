@@ -60,7 +60,10 @@ get_to_know_you = (
         "greet",
         prompt=act.ask_user(type="open", question="What should we call you?"),
         response=Name,
-        save=lambda ctx: {"step": {"name": ctx.response.name}, "profile": {"name": ctx.response.name}},
+        save=lambda ctx: {
+            "step": {"name": ctx.response.name},
+            "profile": {"name": ctx.response.name},
+        },
         next="ask-role",
     )
     .step(
@@ -79,8 +82,10 @@ get_to_know_you = (
         ],
         response=Role,
         save=lambda ctx: {"profile": {"role": ctx.response.role}},
-        next=[branch("ask-stack", when=lambda ctx: ctx.response.role == "developer"),
-              branch("ask-hobby")],
+        next=[
+            branch("ask-stack", when=lambda ctx: ctx.response.role == "developer"),
+            branch("ask-hobby"),
+        ],
         max_visits=2,
         on_max_visits="write-card",
     )
@@ -103,20 +108,27 @@ get_to_know_you = (
         ),
         response=Hobby,
         save=lambda ctx: {"profile": {"hobbies": [*_hobbies(ctx), ctx.response.hobby]}},
-        next=[branch("ask-hobby", when=lambda ctx: ctx.response.wants_more),
-              branch("confirm-profile")],
+        next=[
+            branch("ask-hobby", when=lambda ctx: ctx.response.wants_more),
+            branch("confirm-profile"),
+        ],
         max_visits=3,
         on_max_visits="confirm-profile",
     )
     .step(
         "confirm-profile",
         prompt=lambda ctx: [
-            view("profile", render.kv({
-                "Name": ctx.store.profile.name,
-                "Role": ctx.store.profile.role,
-                "Stack": ctx.store.profile.get("stack") or "—",
-                "Hobbies": ", ".join(ctx.store.profile.hobbies) or "—",
-            })),
+            view(
+                "profile",
+                render.kv(
+                    {
+                        "Name": ctx.store.profile.name,
+                        "Role": ctx.store.profile.role,
+                        "Stack": ctx.store.profile.get("stack") or "—",
+                        "Hobbies": ", ".join(ctx.store.profile.hobbies) or "—",
+                    }
+                ),
+            ),
             act.confirm(message="Is this profile right?", default_answer="yes"),
         ],
         response=Approval,

@@ -61,7 +61,7 @@ record_fixes = action("record-fixes", input=LogInput, output=FixLog, run=_write_
 
 
 def _failing(ctx) -> list[str]:
-    fixed = set(ctx.store.progress.fixed)
+    fixed = set(ctx.store.progress.get("fixed", ()))
     checks = ctx.store.steps["diagnose"].checks
     return [c.name for c in checks if c.status == "fail" and c.name not in fixed]
 
@@ -104,7 +104,7 @@ repo_doctor = (
         },
         save=lambda ctx: {
             "step": {"fixed": ctx.response.fixed, "log": ctx.action_result.log_path},
-            "progress": {"fixed": [*ctx.store.progress.fixed, *ctx.response.fixed]},
+            "progress": {"fixed": [*ctx.store.progress.get("fixed", ()), *ctx.response.fixed]},
         },
         next=[branch("remediate", when=lambda ctx: bool(_failing(ctx))), branch("report")],
         max_visits=3,
@@ -120,7 +120,7 @@ repo_doctor = (
                     columns=["name", "status", "detail"],
                 ),
             ),
-            f"Fixed: {', '.join(ctx.store.progress.fixed) or 'nothing'}. "
+            f"Fixed: {', '.join(ctx.store.progress.get('fixed', ())) or 'nothing'}. "
             "Show the report above exactly as rendered, then summarise what is left.",
         ],
         response=Report,

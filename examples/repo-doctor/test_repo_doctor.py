@@ -15,10 +15,12 @@ def test_clean_repository_skips_remediation(tmp_path) -> None:
     result = run_skill(
         repo_doctor,
         params={"repo_path": str(tmp_path)},
-        model=mock_model({
-            "diagnose": {"checks": [c | {"status": "pass"} for c in CHECKS]},
-            "report-clean": {"summary": "healthy"},
-        }),
+        model=mock_model(
+            {
+                "diagnose": {"checks": [c | {"status": "pass"} for c in CHECKS]},
+                "report-clean": {"summary": "healthy"},
+            }
+        ),
     )
     assert result.path == ["diagnose", "gate", "report-clean"]
     assert not (tmp_path / ".repo-doctor.log").exists()
@@ -28,11 +30,13 @@ def test_fixes_are_logged_by_the_action_and_remembered(tmp_path) -> None:
     result = run_skill(
         repo_doctor,
         params={"repo_path": str(tmp_path)},
-        model=mock_model({
-            "diagnose": {"checks": CHECKS},
-            "remediate": [{"fixed": ["ci"]}, {"fixed": ["tests"]}],
-            "report": {"summary": "all fixed"},
-        }),
+        model=mock_model(
+            {
+                "diagnose": {"checks": CHECKS},
+                "remediate": [{"fixed": ["ci"]}, {"fixed": ["tests"]}],
+                "report": {"summary": "all fixed"},
+            }
+        ),
     )
     assert result.path == ["diagnose", "gate", "remediate", "remediate", "report"]
     log = (tmp_path / ".repo-doctor.log").read_text().splitlines()
@@ -41,18 +45,20 @@ def test_fixes_are_logged_by_the_action_and_remembered(tmp_path) -> None:
     last = result.history[-2]
     assert last.step == "remediate" and last.action_result["entries"] == 1
     assert last.result == {"fixed": ["tests"], "log": str(tmp_path / ".repo-doctor.log")}
-    assert "| ci | fail | no config |" in result.prompts["report"]
+    assert "| ci | ❌ fail | no config |" in result.prompts["report"]
 
 
 def test_stubborn_failures_stop_after_three_attempts(tmp_path) -> None:
     result = run_skill(
         repo_doctor,
         params={"repo_path": str(tmp_path)},
-        model=mock_model({
-            "diagnose": {"checks": CHECKS},
-            "remediate": [{"fixed": []}] * 3,
-            "report": {"summary": "ci and tests still fail"},
-        }),
+        model=mock_model(
+            {
+                "diagnose": {"checks": CHECKS},
+                "remediate": [{"fixed": []}] * 3,
+                "report": {"summary": "ci and tests still fail"},
+            }
+        ),
     )
     assert result.path.count("remediate") == 3
     assert result.path[-1] == "report"

@@ -30,7 +30,9 @@ _MISSING: Any = object()
 def make_step(skill: str, name: Any, config: Mapping[str, Any]) -> StepDefinition:
     """Check one step's configuration and freeze it."""
     if not isinstance(name, str) or not name.strip():
-        raise SkillDefinitionError(f"{where(skill)}a step name must be a non-empty string; got {name!r}")
+        raise SkillDefinitionError(
+            f"{where(skill)}a step name must be a non-empty string; got {name!r}"
+        )
     at = where(skill, name)
     unknown = set(config) - STEP_FIELDS
     if unknown:

@@ -60,7 +60,7 @@ def reference(
     allowed_tools: str | list[str] | None = None,
     paths: str | list[str] | None = None,
     context: str | None = None,
-    license: str | None = None,  # noqa: A002 - frontmatter field name
+    license: str | None = None,
     compatibility: str | None = None,
     agent: str | None = None,
     model: str | None = None,

@@ -79,7 +79,7 @@ class SkillBuilder(_StepCollector):
         self,
         name: str,
         *,
-        next: Any,  # noqa: A002 - the protocol's word for a transition
+        next: Any,
         prompt: Any = None,
         response: Any = None,
         action: Any = None,
@@ -115,7 +115,7 @@ class SkillBuilder(_StepCollector):
         self._add(make_step(self._label, name, {**base.config, **overrides}))
         return self
 
-    def register(self, module_def: ModuleDefinition, *, next: str) -> SkillBuilder:  # noqa: A002
+    def register(self, module_def: ModuleDefinition, *, next: str) -> SkillBuilder:
         """Merge a module's steps; its ``PARENT`` transitions go to ``next``."""
         if not isinstance(module_def, ModuleDefinition):
             raise SkillDefinitionError(
@@ -275,7 +275,7 @@ def skill(
     allowed_tools: str | list[str] | None = None,
     paths: str | list[str] | None = None,
     context: str | None = None,
-    license: str | None = None,  # noqa: A002 - frontmatter field name
+    license: str | None = None,
     compatibility: str | None = None,
     agent: str | None = None,
     model: str | None = None,
@@ -349,7 +349,8 @@ def _observers(name: str, observers: Mapping[str, Any] | None) -> Mapping[str, A
     for event, fn in observers.items():
         if event not in OBSERVER_EVENTS:
             raise SkillDefinitionError(
-                f"{where(name)}unknown observer event {event!r}; events: {', '.join(OBSERVER_EVENTS)}"
+                f"{where(name)}unknown observer event {event!r}; "
+                f"events: {', '.join(OBSERVER_EVENTS)}"
             )
         if not callable(fn):
             raise SkillDefinitionError(f"{where(name)}observer {event} must be callable")
@@ -372,7 +373,7 @@ def make_topic(owner: str, name: Any, label: Any, content: Any) -> Topic:
 def step(
     *,
     response: Any,
-    next: Any,  # noqa: A002
+    next: Any,
     prompt: Any = None,
     action: Any = None,
     save: Callable[[Any], Any] | None = None,
@@ -426,7 +427,7 @@ def module(*, name: str, entry: str) -> ModuleBuilder:
 
 def action(
     name: str,
-    input: Any = None,  # noqa: A002 - the seeds' field name
+    input: Any = None,
     output: Any = None,
     run: Callable[[Any], Any] | None = None,
 ) -> ActionDefinition:

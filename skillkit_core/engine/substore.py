@@ -43,6 +43,5 @@ def check_write(schema: Schema, name: str, data: Mapping[str, Any], at: str) -> 
         return schema.dump(schema.validate(dict(data)))
     except ValidationError as error:
         raise SkillRuntimeError(
-            f"{at}save() wrote invalid data to sub-store '{name}': "
-            f"{format_validation_error(error)}"
+            f"{at}save() wrote invalid data to sub-store '{name}': {format_validation_error(error)}"
         ) from None

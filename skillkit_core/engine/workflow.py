@@ -79,6 +79,7 @@ class WorkflowEngine:
         self.visits: Counter[str] = Counter()
         self.signal = CancellationSignal()
         self._failures: Counter[str] = Counter()
+        self.redirect: RedirectResult | None = None
         self._preamble_pending = True
         self._started_at = time.perf_counter()
         self._step_started_at = self._started_at
@@ -214,11 +215,13 @@ class WorkflowEngine:
         ctx = self._ctx(step.name, response=response, action_result=action_value)
         mark = self.store.checkpoint()
         try:
-            result = self._save(step, ctx, output if step.response is None else response,
-                                action_data)
+            result = self._save(
+                step, ctx, output if step.response is None else response, action_data
+            )
             self.store.append(result)
-            target = self._transition(step, self._ctx(step.name, response=response,
-                                                      action_result=action_value))
+            target = self._transition(
+                step, self._ctx(step.name, response=response, action_result=action_value)
+            )
             if target == _DONE:
                 self._final_output(step, result)
             else:
@@ -268,8 +271,9 @@ class WorkflowEngine:
 
         try:
             if replay is not None:
-                return replay_action(self.definition.name, step, replay.action_result,
-                                     replay.has_action)
+                return replay_action(
+                    self.definition.name, step, replay.action_result, replay.has_action
+                )
             return await run_action(self.definition.name, step, ctx, self.signal)
         except SkillkitError as error:
             raise _Refused(
@@ -279,8 +283,10 @@ class WorkflowEngine:
     def _save(
         self, step: StepDefinition, ctx: StepContext, response_data: Any, action_data: Any
     ) -> StepResult:
-        response_json = _to_json(step.response.dump(response_data)) if step.response else (
-            _to_json(response_data)
+        response_json = (
+            _to_json(step.response.dump(response_data))
+            if step.response
+            else (_to_json(response_data))
         )
         result = action_data if step.action is not None else response_json
         if step.save is not None:
@@ -312,8 +318,11 @@ class WorkflowEngine:
             target = nxt
         elif isinstance(nxt, tuple):
             target = next(
-                (b.to for b in nxt if b.when is None or self._call(step.name, "branch", b.when,
-                                                                    ctx)),
+                (
+                    b.to
+                    for b in nxt
+                    if b.when is None or self._call(step.name, "branch", b.when, ctx)
+                ),
                 None,
             )
             if target is None:
@@ -380,9 +389,11 @@ class WorkflowEngine:
             self.finished = True
             self.current = None
             if not quiet:
-                await self._notify("on_transition", from_step=source, to_step=target,
-                                   reason="route")
-            return RedirectResult(target, completed, self.store)
+                await self._notify(
+                    "on_transition", from_step=source, to_step=target, reason="route"
+                )
+            self.redirect = RedirectResult(target, completed, self.store)
+            return self.redirect
         entered = self._limited_target(source, target)
         reason = "next" if entered == target else "max_visits"
         if not quiet:
@@ -406,12 +417,18 @@ class WorkflowEngine:
             if target.startswith((SUBSKILL_PREFIX, TOPIC_PREFIX)):
                 self.finished = True
                 self.current = None
-                await self._notify("on_transition", from_step=step.name, to_step=target,
-                                   reason="route")
-                return RedirectResult(target, completed, self.store, tuple(auto))
+                await self._notify(
+                    "on_transition", from_step=step.name, to_step=target, reason="route"
+                )
+                self.redirect = RedirectResult(target, completed, self.store, tuple(auto))
+                return self.redirect
             entered = self._limited_target(step.name, target)
-            await self._notify("on_transition", from_step=step.name, to_step=entered,
-                               reason="next" if entered == target else "max_visits")
+            await self._notify(
+                "on_transition",
+                from_step=step.name,
+                to_step=entered,
+                reason="next" if entered == target else "max_visits",
+            )
             await self._enter(entered, quiet=False)
         raise AssertionError("settle without a current step")  # pragma: no cover
 
@@ -513,8 +530,9 @@ class WorkflowEngine:
         except SkillkitError:
             raise
         except Exception as error:
-            raise self._runtime(step, f"its {what} callback raised {type(error).__name__}: {error}"
-                                ) from None
+            raise self._runtime(
+                step, f"its {what} callback raised {type(error).__name__}: {error}"
+            ) from None
         if inspect.isawaitable(value):
             close = getattr(value, "close", None)
             if close:

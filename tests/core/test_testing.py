@@ -14,11 +14,20 @@ class Count(BaseModel):
 def looping():
     return (
         skill(name="loop", entry="a")
-        .step("a", prompt="Count.", response=Count,
-              next=lambda ctx: "a" if ctx.response.n < 3 else "end", max_visits=5,
-              on_max_visits="end")
-        .step("end", prompt=lambda ctx: f"Reached {ctx.store.steps['a'].n}.", response=Count,
-              next=terminal)
+        .step(
+            "a",
+            prompt="Count.",
+            response=Count,
+            next=lambda ctx: "a" if ctx.response.n < 3 else "end",
+            max_visits=5,
+            on_max_visits="end",
+        )
+        .step(
+            "end",
+            prompt=lambda ctx: f"Reached {ctx.store.steps['a'].n}.",
+            response=Count,
+            next=terminal,
+        )
         .build()
     )
 
@@ -26,10 +35,12 @@ def looping():
 def test_lists_are_consumed_one_answer_per_visit_and_callables_see_the_prompt() -> None:
     result = run_skill(
         looping(),
-        model=mock_model({
-            "a": [{"n": 1}, {"n": 2}, {"n": 3}],
-            "end": lambda prompt: {"n": int(prompt.split("Reached ")[1][0])},
-        }),
+        model=mock_model(
+            {
+                "a": [{"n": 1}, {"n": 2}, {"n": 3}],
+                "end": lambda prompt: {"n": int(prompt.split("Reached ")[1][0])},
+            }
+        ),
     )
     assert result.path == ["a", "a", "a", "end"]
     assert result.response == {"n": 3}
@@ -51,6 +62,7 @@ def test_missing_answers_and_invalid_answers_are_clear_errors() -> None:
 
 
 async def test_async_twin_runs_inside_an_event_loop() -> None:
-    result = await run_skill_async(looping(), model=mock_model({"a": {"n": 5}, "end": {"n": 0}}),
-                                   host="codex")
+    result = await run_skill_async(
+        looping(), model=mock_model({"a": {"n": 5}, "end": {"n": 0}}), host="codex"
+    )
     assert result.path == ["a", "end"]

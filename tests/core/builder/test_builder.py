@@ -42,20 +42,43 @@ def test_definition_remembers_the_file_that_defined_it() -> None:
     ("make", "message"),
     [
         (lambda: skill(name="s", entry="a").build(), "has no steps"),
-        (lambda: skill(name="s", entry="zz").step("a", prompt="x", next=terminal).build(),
-         "entry 'zz' is not a step"),
-        (lambda: skill(name="s", entry="a").step("a", prompt="x", next=terminal)
-         .step("a", prompt="y", next=terminal).build(), "step 'a': is defined twice"),
-        (lambda: skill(name="s", entry="a").step("a", prompt="x", next="nope").build(),
-         "next 'nope' is not a step"),
-        (lambda: skill(name="s", entry="a").step(
-            "a", prompt="x", next=[branch("gone", when=lambda c: True), branch("a")]).build(),
-         "branch to 'gone' 'gone' is not a step"),
-        (lambda: skill(name="s", entry="a").step(
-            "a", prompt="x", next="self", max_visits=2, on_max_visits="missing").build(),
-         "on_max_visits 'missing' is not a step"),
-        (lambda: skill(name="s", entry="a").step("a", prompt="x", next="subskill:doc").build(),
-         "names no registered sub-skill"),
+        (
+            lambda: skill(name="s", entry="zz").step("a", prompt="x", next=terminal).build(),
+            "entry 'zz' is not a step",
+        ),
+        (
+            lambda: (
+                skill(name="s", entry="a")
+                .step("a", prompt="x", next=terminal)
+                .step("a", prompt="y", next=terminal)
+                .build()
+            ),
+            "step 'a': is defined twice",
+        ),
+        (
+            lambda: skill(name="s", entry="a").step("a", prompt="x", next="nope").build(),
+            "next 'nope' is not a step",
+        ),
+        (
+            lambda: (
+                skill(name="s", entry="a")
+                .step("a", prompt="x", next=[branch("gone", when=lambda c: True), branch("a")])
+                .build()
+            ),
+            "branch to 'gone' 'gone' is not a step",
+        ),
+        (
+            lambda: (
+                skill(name="s", entry="a")
+                .step("a", prompt="x", next="self", max_visits=2, on_max_visits="missing")
+                .build()
+            ),
+            "on_max_visits 'missing' is not a step",
+        ),
+        (
+            lambda: skill(name="s", entry="a").step("a", prompt="x", next="subskill:doc").build(),
+            "names no registered sub-skill",
+        ),
     ],
 )
 def test_build_rejects_broken_skills_naming_skill_and_step(make, message) -> None:
@@ -153,8 +176,12 @@ def test_extend_overrides_a_template_and_requires_a_real_next() -> None:
 def test_register_rewrites_parent_in_next_branches_and_callables() -> None:
     auth = (
         module(name="auth", entry="login")
-        .step("login", prompt="Log in.", response=Answer,
-              next=[branch(PARENT, when=lambda c: c.response.answer == "ok"), branch("retry")])
+        .step(
+            "login",
+            prompt="Log in.",
+            response=Answer,
+            next=[branch(PARENT, when=lambda c: c.response.answer == "ok"), branch("retry")],
+        )
         .step("retry", prompt="Again.", next=lambda ctx: PARENT)
         .build()
     )
@@ -190,13 +217,14 @@ def test_composite_rules_are_enforced_at_build() -> None:
     nested = skill(name="n", entry="a").step("a", prompt="x", next=terminal).subskill("sub", sub)
     with pytest.raises(SkillDefinitionError, match="do not nest"):
         skill(name="top", entry="a").step("a", prompt="x", next=terminal).subskill(
-            "n", nested.build()).build()
+            "n", nested.build()
+        ).build()
 
 
 def test_action_and_reference_builders_check_their_inputs() -> None:
     with pytest.raises(SkillDefinitionError, match="run= must be a callable"):
         action("a", input=Answer, output=Answer)
-    with pytest.raises(SkillDefinitionError, match="needs at least one .topic"):
+    with pytest.raises(SkillDefinitionError, match=r"needs at least one \.topic"):
         reference(name="r", description="d").build()
     ref = reference(name="r", description="d").topic("t", label="T", content="body").build()
     assert ref.topic("t").content == "body"

@@ -17,8 +17,12 @@ def linear():
     return (
         skill(name="linear", entry="a")
         .step("a", prompt="Say a name.", response=Name, next="b")
-        .step("b", prompt="Is it ok?", response=Flag,
-              next=[branch("c", when=lambda ctx: ctx.response.ok), branch("a")])
+        .step(
+            "b",
+            prompt="Is it ok?",
+            response=Flag,
+            next=[branch("c", when=lambda ctx: ctx.response.ok), branch("a")],
+        )
         .step("c", prompt="Bye.", response=Name, next=terminal)
         .build()
     )

@@ -29,8 +29,11 @@ async def test_advance_reports_the_completed_step_and_no_preamble() -> None:
     await run.start()
     wire = (await run.advance("a", {"name": "Ada"})).to_wire()
     assert list(wire) == ["kind", "step", "prompt", "schema", "completed"]
-    assert wire["completed"] == {"step": "a", "response": {"name": "Ada"},
-                                 "result": {"name": "Ada"}}
+    assert wire["completed"] == {
+        "step": "a",
+        "response": {"name": "Ada"},
+        "result": {"name": "Ada"},
+    }
 
 
 async def test_done_carries_the_final_output() -> None:
@@ -39,9 +42,12 @@ async def test_done_carries_the_final_output() -> None:
     await run.advance("a", {"name": "Ada"})
     await run.advance("b", {"ok": True})
     wire = (await run.advance("c", {"name": "end"})).to_wire()
-    assert wire == {"kind": "done", "done": True, "finalOutput": {"name": "end"},
-                    "completed": {"step": "c", "response": {"name": "end"},
-                                  "result": {"name": "end"}}}
+    assert wire == {
+        "kind": "done",
+        "done": True,
+        "finalOutput": {"name": "end"},
+        "completed": {"step": "c", "response": {"name": "end"}, "result": {"name": "end"}},
+    }
     assert run.path == ["a", "b", "c"]
 
 
@@ -49,8 +55,13 @@ async def test_validation_error_keeps_the_run_where_it_was() -> None:
     run = engine(linear())
     await run.start()
     result = await run.advance("a", {"nom": "Ada"})
-    assert result.to_wire() == {"kind": "error", "error": "validation", "step": "a",
-                                "message": "name: Field required", "retry": True}
+    assert result.to_wire() == {
+        "kind": "error",
+        "error": "validation",
+        "step": "a",
+        "message": "name: Field required",
+        "retry": True,
+    }
     assert run.current == "a" and not run.store.steps.ran("a")
     assert (await run.advance("a", {"name": "Ada"})).step == "b"
 
@@ -112,11 +123,20 @@ class Profile(BaseModel):
 async def test_save_priority_and_sub_store_deep_merge() -> None:
     definition = (
         skill(name="s", entry="a", stores={"profile": Profile})
-        .step("a", prompt="x", response=Name,
-              save=lambda ctx: {"step": {"kept": 1}, "profile": {"name": ctx.response.name}},
-              next="b")
-        .step("b", prompt="y", response=Name,
-              save=lambda ctx: {"profile": {"tags": [ctx.response.name]}}, next=terminal)
+        .step(
+            "a",
+            prompt="x",
+            response=Name,
+            save=lambda ctx: {"step": {"kept": 1}, "profile": {"name": ctx.response.name}},
+            next="b",
+        )
+        .step(
+            "b",
+            prompt="y",
+            response=Name,
+            save=lambda ctx: {"profile": {"tags": [ctx.response.name]}},
+            next=terminal,
+        )
         .build()
     )
     run = engine(definition)
@@ -138,8 +158,9 @@ async def test_save_priority_and_sub_store_deep_merge() -> None:
         (lambda ctx: 1 / 0, "save callback raised ZeroDivisionError"),
     ],
 )
-async def test_bad_save_is_an_error_naming_skill_and_step_and_changes_nothing(save,
-                                                                               message) -> None:
+async def test_bad_save_is_an_error_naming_skill_and_step_and_changes_nothing(
+    save, message
+) -> None:
     definition = (
         skill(name="s", entry="a", stores={"profile": Profile})
         .step("a", prompt="x", response=Name, save=save, next=terminal)
@@ -155,9 +176,7 @@ async def test_bad_save_is_an_error_naming_skill_and_step_and_changes_nothing(sa
 
 
 async def test_next_callable_naming_a_missing_step_is_refused_without_change() -> None:
-    definition = (
-        skill(name="s", entry="a").step("a", prompt="x", next=lambda ctx: "ghost").build()
-    )
+    definition = skill(name="s", entry="a").step("a", prompt="x", next=lambda ctx: "ghost").build()
     run = engine(definition)
     await run.start()
     result = await run.advance("a", {})
@@ -196,8 +215,9 @@ async def test_a_step_never_exceeds_its_own_limit_even_when_entered_from_elsewhe
 
 
 async def test_exceeding_a_limit_without_fallback_is_a_clear_error() -> None:
-    definition = skill(name="loop", entry="a").step("a", prompt="x", next="self",
-                                                    max_visits=1).build()
+    definition = (
+        skill(name="loop", entry="a").step("a", prompt="x", next="self", max_visits=1).build()
+    )
     run = engine(definition)
     await run.start()
     result = await run.advance("a", {})
@@ -232,9 +252,13 @@ async def test_actions_run_once_with_mapped_input_and_feed_the_store() -> None:
     count = action("count", input=Name, output=Fixed, run=run_it)
     definition = (
         skill(name="s", entry="a")
-        .step("a", prompt="x", response=Name,
-              action={"run": count, "map_input": lambda ctx: {"name": ctx.response.name * 2}},
-              next=[branch("big", when=lambda ctx: ctx.action_result.count > 4), branch("small")])
+        .step(
+            "a",
+            prompt="x",
+            response=Name,
+            action={"run": count, "map_input": lambda ctx: {"name": ctx.response.name * 2}},
+            next=[branch("big", when=lambda ctx: ctx.action_result.count > 4), branch("small")],
+        )
         .step("big", prompt="big", next=terminal)
         .step("small", prompt="small", next=terminal)
         .build()
@@ -243,8 +267,12 @@ async def test_actions_run_once_with_mapped_input_and_feed_the_store() -> None:
     await run.start()
     result = await run.advance("a", {"name": "abc"})
     assert result.step == "big"
-    assert result.completed.to_wire() == {"step": "a", "response": {"name": "abc"},
-                                          "actionResult": {"count": 6}, "result": {"count": 6}}
+    assert result.completed.to_wire() == {
+        "step": "a",
+        "response": {"name": "abc"},
+        "actionResult": {"count": 6},
+        "result": {"count": 6},
+    }
     assert [c.name for c in calls] == ["abcabc"]
 
 
@@ -252,8 +280,9 @@ async def test_failing_action_is_retryable_and_changes_nothing() -> None:
     def boom(ctx):
         raise RuntimeError("disk full")
 
-    definition = skill(name="s", entry="a").step("a", prompt="x", action=boom,
-                                                 next=terminal).build()
+    definition = (
+        skill(name="s", entry="a").step("a", prompt="x", action=boom, next=terminal).build()
+    )
     run = engine(definition)
     await run.start()
     result = await run.advance("a", {})
@@ -282,8 +311,11 @@ class Params(BaseModel):
 async def test_params_defaults_are_applied_and_bad_params_refused() -> None:
     definition = (
         skill(name="s", entry="a", params=Params)
-        .step("a", prompt=lambda ctx: f"repo {ctx.params.repo} depth {ctx.params.depth}",
-              next=terminal)
+        .step(
+            "a",
+            prompt=lambda ctx: f"repo {ctx.params.repo} depth {ctx.params.depth}",
+            next=terminal,
+        )
         .build()
     )
     run = engine(definition, params={"depth": 2})
@@ -294,8 +326,9 @@ async def test_params_defaults_are_applied_and_bad_params_refused() -> None:
 
 
 async def test_prompt_function_errors_name_the_step() -> None:
-    definition = skill(name="s", entry="a").step("a", prompt=lambda ctx: 1 / 0,
-                                                 next=terminal).build()
+    definition = (
+        skill(name="s", entry="a").step("a", prompt=lambda ctx: 1 / 0, next=terminal).build()
+    )
     result = await engine(definition).start()
     assert result.kind == "error"
     assert "step 'a'" in result.message and "ZeroDivisionError" in result.message

@@ -8,11 +8,15 @@ def onboarding():
     return (
         skill(name="g", entry="greet")
         .step("greet", prompt="x", next="role")
-        .step("role", prompt="x",
-              next=[branch("stack", when=lambda c: True), branch("hobby")])
+        .step("role", prompt="x", next=[branch("stack", when=lambda c: True), branch("hobby")])
         .step("stack", prompt="x", next="hobby")
-        .step("hobby", prompt="x", next=[branch("hobby", when=lambda c: True), branch("check")],
-              max_visits=3, on_max_visits="check")
+        .step(
+            "hobby",
+            prompt="x",
+            next=[branch("hobby", when=lambda c: True), branch("check")],
+            max_visits=3,
+            on_max_visits="check",
+        )
         .step("check", prompt="x", next=lambda ctx: "done" if ctx.response else "role")
         .step("done", prompt="x", next=terminal)
         .step("orphan", prompt="x", next="done")
@@ -52,8 +56,7 @@ def test_opaque_callables_and_routes_are_recorded() -> None:
         skill(name="d", entry="a")
         .step("a", prompt="x", next=lambda ctx: ctx.response["to"])
         .step("b", prompt="x", next=lambda ctx: "subskill:doc" if ctx else "topic:faq")
-        .subskill("doc", skill(name="doc", entry="x").step("x", prompt="x",
-                                                           next=terminal).build())
+        .subskill("doc", skill(name="doc", entry="x").step("x", prompt="x", next=terminal).build())
         .topic("faq", label="FAQ", content="...")
         .build()
     )

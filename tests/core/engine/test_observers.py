@@ -43,14 +43,17 @@ def test_validation_failures_count_attempts() -> None:
     attempts = []
     base = linear()
     definition = (
-        skill(name="obs", entry="a",
-              observers={"on_step_validation_failed": lambda e: attempts.append(e.attempt)})
+        skill(
+            name="obs",
+            entry="a",
+            observers={"on_step_validation_failed": lambda e: attempts.append(e.attempt)},
+        )
         .step("a", prompt="x", response=base.steps["a"].response.source, next=terminal)
         .build()
     )
-    from skillkit_core.engine import WorkflowEngine
-
     import asyncio
+
+    from skillkit_core.engine import WorkflowEngine
 
     async def go():
         run = WorkflowEngine(definition)

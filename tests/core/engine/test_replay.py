@@ -11,11 +11,13 @@ from skillkit_core.errors import HistoryError
 
 async def test_replay_then_advance_continues_where_the_run_was() -> None:
     run = WorkflowEngine(linear())
-    await run.replay([
-        {"step": "a", "response": {"name": "Ada"}},
-        {"step": "b", "output": {"ok": False}},
-        {"step": "a", "response": {"name": "Bob"}},
-    ])
+    await run.replay(
+        [
+            {"step": "a", "response": {"name": "Ada"}},
+            {"step": "b", "output": {"ok": False}},
+            {"step": "a", "response": {"name": "Bob"}},
+        ]
+    )
     assert run.current == "b" and run.visits["a"] == 2
     assert run.store.steps["a"].name == "Bob"
     result = await run.advance("b", {"ok": True})
@@ -53,14 +55,22 @@ async def test_replay_without_a_recorded_action_result_is_refused() -> None:
 @pytest.mark.parametrize(
     ("history", "message"),
     [
-        ([{"step": "b", "response": {"ok": True}}], "is for step 'b', but the workflow is at "
-                                                    "step 'a'"),
+        (
+            [{"step": "b", "response": {"ok": True}}],
+            "is for step 'b', but the workflow is at step 'a'",
+        ),
         ([{"step": "a"}], "has no 'response'"),
         (["a"], "must be an object"),
         ([{"step": "a", "response": {"nom": 1}}], "name: Field required"),
-        ([{"step": "a", "response": {"name": "x"}}, {"step": "b", "response": {"ok": True}},
-          {"step": "c", "response": {"name": "y"}}, {"step": "a", "response": {"name": "z"}}],
-         "comes after the run ended"),
+        (
+            [
+                {"step": "a", "response": {"name": "x"}},
+                {"step": "b", "response": {"ok": True}},
+                {"step": "c", "response": {"name": "y"}},
+                {"step": "a", "response": {"name": "z"}},
+            ],
+            "comes after the run ended",
+        ),
     ],
 )
 async def test_histories_that_do_not_fit_are_refused(history, message) -> None:
@@ -78,8 +88,13 @@ async def test_replay_accepts_histories_with_or_without_auto_advanced_entries() 
         .build()
     )
     full = WorkflowEngine(definition)
-    await full.replay([{"step": "gate", "response": {}}, {"step": "ask", "response": {}},
-                       {"step": "route", "response": {}}])
+    await full.replay(
+        [
+            {"step": "gate", "response": {}},
+            {"step": "ask", "response": {}},
+            {"step": "route", "response": {}},
+        ]
+    )
     short = WorkflowEngine(definition)
     await short.replay([{"step": "ask", "response": {}}])
     assert full.current == short.current == "end"

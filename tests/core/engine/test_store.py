@@ -47,7 +47,7 @@ def test_results_are_read_only_all_the_way_down() -> None:
     with pytest.raises(TypeError):
         record["v"] = 3  # type: ignore[index]
     with pytest.raises(AttributeError, match="has no field 'zz'"):
-        record.zz
+        _ = record.zz
 
 
 def test_sub_stores_start_empty_and_deep_merge() -> None:
@@ -57,7 +57,7 @@ def test_sub_stores_start_empty_and_deep_merge() -> None:
     s.write("a", "profile", {"role": "dev"})
     assert s.profile == {"name": "Ada", "role": "dev"}
     with pytest.raises(AttributeError, match="no sub-store 'other'"):
-        s.other
+        _ = s.other
 
 
 def test_rollback_restores_results_and_sub_stores() -> None:

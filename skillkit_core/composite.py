@@ -1,0 +1,313 @@
+"""Composite skills: a dispatcher that routes to sub-skills and topics.
+
+The engines stay unaware of each other. This layer starts a sub-skill's own engine when
+the dispatcher routes to ``subskill:X``, shows its steps as ``X/step`` (and strips the
+prefix on the way back), and answers ``topic:X`` with the topic's content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from skillkit_core.definitions import (
+    ReferenceDefinition,
+    SkillDefinition,
+    Topic,
+)
+from skillkit_core.engine.context import StepContext
+from skillkit_core.engine.results import (
+    DoneResult,
+    EngineResult,
+    ErrorResult,
+    PromptResult,
+    RedirectResult,
+    StepResult,
+)
+from skillkit_core.engine.workflow import WorkflowEngine, default_refs
+from skillkit_core.errors import HistoryError, SkillkitError, SkillRuntimeError, where
+from skillkit_core.hosts import Handshake
+from skillkit_core.records import wrap
+
+SEPARATOR = "/"
+
+
+def topic_content(
+    owner: SkillDefinition | ReferenceDefinition,
+    topic: Topic,
+    refs: Any,
+    host: Handshake | None = None,
+) -> str:
+    """Resolve a topic's (lazy) content to text."""
+    if isinstance(topic.content, str):
+        return topic.content
+    try:
+        content = topic.content(StepContext(refs=refs, host=host or Handshake()))
+    except SkillkitError:
+        raise
+    except Exception as error:
+        raise SkillRuntimeError(
+            f"{where(owner.name)}topic '{topic.name}' content raised "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    if not isinstance(content, str):
+        raise SkillRuntimeError(
+            f"{where(owner.name)}topic '{topic.name}' content must be text; got "
+            f"{type(content).__name__}"
+        )
+    return content
+
+
+def split_step(step: str) -> tuple[str | None, str]:
+    """``"doctor/diagnose"`` → ``("doctor", "diagnose")``; ``"choose"`` → ``(None, "choose")``."""
+    if SEPARATOR in step:
+        sub, inner = step.split(SEPARATOR, 1)
+        return sub, inner
+    return None, step
+
+
+def _prefixed(sub: str, result: StepResult) -> StepResult:
+    return result.renamed(f"{sub}{SEPARATOR}{result.step}")
+
+
+class CompositeEngine:
+    """Runs a dispatcher and the sub-skill it routes to, as one run for the agent.
+
+    With ``direct_subskill`` the dispatcher is skipped and ``params`` are the sub-skill's.
+    """
+
+    def __init__(
+        self,
+        definition: SkillDefinition,
+        handshake: Handshake | None = None,
+        params: Any = None,
+        refs: Any = None,
+        *,
+        direct_subskill: str | None = None,
+    ) -> None:
+        self.definition = definition
+        self.handshake = handshake or Handshake()
+        self.refs = refs if refs is not None else default_refs(definition)
+        self.direct = direct_subskill
+        self.sub_name: str | None = None
+        self.sub: WorkflowEngine | None = None
+        self.redirected_to: dict[str, str] | None = None
+        self.topic_result: DoneResult | None = None
+        if direct_subskill is not None:
+            self.dispatcher = None
+            self._open_subskill(direct_subskill, params)
+        else:
+            self.dispatcher = WorkflowEngine(definition, self.handshake, params, self.refs)
+
+    # -- state the protocol layer reads -----------------------------------------------
+
+    @property
+    def current(self) -> str | None:
+        """The step waiting for the agent, prefixed when it belongs to a sub-skill."""
+        if self.sub is not None:
+            return f"{self.sub_name}{SEPARATOR}{self.sub.current}" if self.sub.current else None
+        return self.dispatcher.current if self.dispatcher else None
+
+    @property
+    def finished(self) -> bool:
+        if self.sub is not None:
+            return self.sub.finished
+        return self.topic_result is not None or bool(self.dispatcher and self.dispatcher.finished)
+
+    @property
+    def path(self) -> list[str]:
+        path = list(self.dispatcher.path) if self.dispatcher else []
+        if self.sub is not None:
+            path += [f"{self.sub_name}{SEPARATOR}{s}" for s in self.sub.path]
+        return path
+
+    @property
+    def params_data(self) -> Any:
+        """The validated params of the run's first engine (what a session header stores)."""
+        engine = self.dispatcher or self.sub
+        assert engine is not None
+        return engine.params_data
+
+    def history(self) -> tuple[StepResult, ...]:
+        """Every completed step, sub-skill steps prefixed."""
+        own = self.dispatcher.store.steps.history if self.dispatcher else ()
+        sub = self.sub.store.steps.history if self.sub else ()
+        return (*own, *(_prefixed(self.sub_name or "", r) for r in sub))
+
+    # -- the protocol -------------------------------------------------------------------
+
+    async def start(self) -> EngineResult:
+        """Start the dispatcher (or the direct sub-skill)."""
+        if self.dispatcher is None:
+            assert self.sub is not None
+            return self._from_sub(await self.sub.start())
+        return await self._resolve(await self.dispatcher.start())
+
+    async def advance(self, step: str, output: Any) -> EngineResult:
+        """Advance the dispatcher, or the sub-skill for ``sub/step`` names."""
+        if not isinstance(step, str):
+            return ErrorResult("unknown_step", f"step must be a string; got {step!r}", None)
+        sub, inner = split_step(step)
+        if sub is None:
+            if self.dispatcher is None:
+                return self._not_here(step)
+            return await self._resolve(await self.dispatcher.advance(step, output))
+        if self.definition.subskill(sub) is None:
+            return ErrorResult(
+                "unknown_step",
+                f"{where(self.definition.name)}'{sub}' is not a sub-skill of this skill "
+                f"(sub-skills: {', '.join(s.name for s in self.definition.subskills) or 'none'})",
+                step,
+            )
+        if self.sub is None or sub != self.sub_name:
+            return self._not_here(step)
+        return self._from_sub(await self.sub.advance(inner, output))
+
+    async def replay(self, history: Iterable[Mapping[str, Any]]) -> None:
+        """Rebuild a composite run: dispatcher entries, then ``sub/step`` entries."""
+        own, subs, sub_name = _partition(history)
+        if self.dispatcher is None:
+            if own:
+                raise HistoryError(
+                    f"history has dispatcher steps, but this run started sub-skill "
+                    f"'{self.sub_name}' directly"
+                )
+        else:
+            await self.dispatcher.replay(own)
+            redirect = self.dispatcher.redirect
+            if redirect is not None and redirect.target_kind == "subskill":
+                self.redirected_to = {"kind": "subskill", "name": redirect.target}
+                self._open_subskill(redirect.target, self._mapped_params(redirect.target, redirect))
+        if subs and sub_name != self.sub_name:
+            raise HistoryError(
+                f"history continues in sub-skill '{sub_name}', but the run is "
+                + (f"in '{self.sub_name}'" if self.sub_name else "not in a sub-skill")
+            )
+        if self.sub is not None:
+            await self.sub.replay(subs)
+
+    # -- routing ------------------------------------------------------------------------
+
+    def _open_subskill(self, name: str, params: Any) -> None:
+        registration = self.definition.subskill(name)
+        if registration is None:
+            known = ", ".join(s.name for s in self.definition.subskills) or "none"
+            raise SkillRuntimeError(
+                f"{where(self.definition.name)}no sub-skill '{name}' (sub-skills: {known})"
+            )
+        self.sub_name = name
+        self.sub = WorkflowEngine(registration.definition, self.handshake, params, self.refs)
+
+    def _mapped_params(self, name: str, redirect: RedirectResult) -> Any:
+        registration = self.definition.subskill(name)
+        assert registration is not None
+        if registration.params is None:
+            return None
+        response = wrap(redirect.completed.response) if redirect.completed else None
+        try:
+            return registration.params(response, redirect.store)
+        except Exception as error:
+            raise SkillRuntimeError(
+                f"{where(self.definition.name)}params mapping of sub-skill '{name}' raised "
+                f"{type(error).__name__}: {error}"
+            ) from None
+
+    async def _resolve(self, result: EngineResult) -> EngineResult:
+        if not isinstance(result, RedirectResult):
+            return result
+        kind, name = result.target_kind, result.target
+        self.redirected_to = {"kind": kind, "name": name}
+        try:
+            if kind == "topic":
+                return self._topic(result, name)
+            self._open_subskill(name, self._mapped_params(name, result))
+            assert self.sub is not None
+            first = self._from_sub(await self.sub.start())
+        except SkillkitError as error:
+            return ErrorResult(
+                error.code, error.message, result.completed.step if result.completed else None
+            )
+        return _with_dispatcher_progress(first, result)
+
+    def _topic(self, redirect: RedirectResult, name: str) -> DoneResult:
+        topic = self.definition.topic(name)
+        assert topic is not None  # the engine checked the route
+        content = topic_content(self.definition, topic, self.refs, self.handshake)
+        self.topic_result = DoneResult(
+            {"topic": name, "content": content}, redirect.completed, redirect.auto_advanced
+        )
+        return self.topic_result
+
+    def _from_sub(self, result: EngineResult) -> EngineResult:
+        """Prefix a sub-skill result's step names."""
+        name = self.sub_name or ""
+        auto = tuple(_prefixed(name, r) for r in getattr(result, "auto_advanced", ()))
+        completed = getattr(result, "completed", None)
+        completed = _prefixed(name, completed) if completed is not None else None
+        if isinstance(result, PromptResult):
+            return PromptResult(
+                f"{name}{SEPARATOR}{result.step}",
+                result.prompt,
+                result.schema,
+                result.preamble,
+                completed,
+                auto,
+            )
+        if isinstance(result, DoneResult):
+            return DoneResult(result.final_output, completed, auto)
+        if isinstance(result, ErrorResult):
+            step = f"{name}{SEPARATOR}{result.step}" if result.step else None
+            return ErrorResult(result.error, result.message, step, result.retry)
+        return ErrorResult(
+            "runtime",
+            f"sub-skill '{name}' tried to route to "
+            f"'{result.redirect}'; sub-skills cannot route further",
+            None,
+        )
+
+    def _not_here(self, step: str) -> ErrorResult:
+        waiting = self.current
+        message = (
+            f"step '{step}' is not the current step; the workflow is waiting for '{waiting}'"
+            if waiting
+            else "this run has already finished; start a new one"
+        )
+        return ErrorResult("state", f"{where(self.definition.name)}{message}", step)
+
+
+def _partition(
+    history: Iterable[Mapping[str, Any]],
+) -> tuple[list[Any], list[Any], str | None]:
+    """Split a history into dispatcher entries and unprefixed sub-skill entries."""
+    own: list[Any] = []
+    subs: list[Any] = []
+    sub_name: str | None = None
+    for index, entry in enumerate(history):
+        step = entry.get("step") if isinstance(entry, Mapping) else None
+        sub, inner = split_step(step) if isinstance(step, str) else (None, step)
+        if sub is None:
+            if subs:
+                raise HistoryError(
+                    f"history entry {index} ('{step}') is a dispatcher step after sub-skill steps"
+                )
+            own.append(entry)
+        elif sub_name not in (None, sub):
+            raise HistoryError(
+                f"history entry {index} is for sub-skill '{sub}' after steps of '{sub_name}'"
+            )
+        else:
+            sub_name = sub
+            subs.append({**entry, "step": inner})
+    return own, subs, sub_name
+
+
+def _with_dispatcher_progress(first: EngineResult, redirect: RedirectResult) -> EngineResult:
+    """The sub-skill's first result reports the dispatcher step that routed to it."""
+    auto = (*redirect.auto_advanced, *getattr(first, "auto_advanced", ()))
+    if isinstance(first, PromptResult):
+        return PromptResult(
+            first.step, first.prompt, first.schema, first.preamble, redirect.completed, auto
+        )
+    if isinstance(first, DoneResult):
+        return DoneResult(first.final_output, redirect.completed, auto)
+    return first

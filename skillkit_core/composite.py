@@ -186,6 +186,37 @@ class CompositeEngine:
         if self.sub is not None:
             await self.sub.replay(subs)
 
+    def snapshot(self) -> dict[str, Any]:
+        """The composite run's state as JSON-ready data."""
+        return {
+            "dispatcher": self.dispatcher.snapshot() if self.dispatcher else None,
+            "subName": self.sub_name,
+            "subParams": self.sub.params_data if self.sub else None,
+            "sub": self.sub.snapshot() if self.sub else None,
+            "redirectedTo": self.redirected_to,
+            "topicResult": self.topic_result.to_wire() if self.topic_result else None,
+        }
+
+    def restore(self, snapshot: Any) -> None:
+        """Load a ``snapshot()`` into this fresh composite engine."""
+        if not isinstance(snapshot, Mapping) or "dispatcher" not in snapshot:
+            raise HistoryError("snapshot has an unknown format")
+        if (snapshot["dispatcher"] is None) != (self.dispatcher is None):
+            raise HistoryError("snapshot and run disagree about a direct sub-skill start")
+        if self.dispatcher is not None:
+            self.dispatcher.restore(snapshot["dispatcher"])
+        name = snapshot.get("subName")
+        if name is not None:
+            if self.direct is not None and name != self.direct:
+                raise HistoryError("snapshot is for another sub-skill")
+            self._open_subskill(name, snapshot.get("subParams"))
+            assert self.sub is not None
+            self.sub.restore(snapshot.get("sub"))
+        self.redirected_to = snapshot.get("redirectedTo")
+        topic = snapshot.get("topicResult")
+        if topic is not None:
+            self.topic_result = DoneResult(topic.get("finalOutput"))
+
     # -- routing ------------------------------------------------------------------------
 
     def _open_subskill(self, name: str, params: Any) -> None:

@@ -137,6 +137,18 @@ class WorkflowEngine:
                 ) from None
         await self._replay_prompt_less(until=None)
 
+    def snapshot(self) -> dict[str, Any]:
+        """The run's state as JSON-ready data (see ``restore``)."""
+        from skillkit_core.engine.snapshot import take
+
+        return take(self)
+
+    def restore(self, snapshot: Any) -> None:
+        """Load a ``snapshot()`` into this fresh engine; ``HistoryError`` when it misfits."""
+        from skillkit_core.engine.snapshot import restore
+
+        restore(self, snapshot)
+
     def cancel(self, reason: str = "cancelled") -> None:
         """Signal a running action to stop."""
         self.signal.cancel(reason)

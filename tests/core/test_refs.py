@@ -1,0 +1,52 @@
+"""The references loader reads inside the skill folder only."""
+
+import os
+
+import pytest
+
+from skillkit_core.errors import ReferenceLoadError
+from skillkit_core.refs import ReferenceLoader
+
+
+@pytest.fixture
+def skill_dir(tmp_path):
+    (tmp_path / "references" / "deep").mkdir(parents=True)
+    (tmp_path / "references" / "guide.md").write_text("guide")
+    (tmp_path / "references" / "deep" / "more.md").write_text("more")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "logo.svg").write_text("<svg/>")
+    (tmp_path / "secret.txt").write_text("secret")
+    return tmp_path
+
+
+def test_reads_references_and_assets_and_caches(skill_dir) -> None:
+    refs = ReferenceLoader(skill_dir)
+    assert refs.load("guide.md") == "guide"
+    assert refs.load("deep/more.md") == "more"
+    assert refs.asset("logo.svg") == "<svg/>"
+    (skill_dir / "references" / "guide.md").write_text("changed")
+    assert refs.load("guide.md") == "guide"
+
+
+@pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "deep/../../secret.txt", ""])
+def test_escapes_are_refused_naming_the_path(skill_dir, path) -> None:
+    with pytest.raises(ReferenceLoadError) as caught:
+        ReferenceLoader(skill_dir).load(path)
+    assert repr(path) in str(caught.value) or path in str(caught.value)
+
+
+def test_symlinks_leading_outside_are_refused(skill_dir) -> None:
+    os.symlink(skill_dir / "secret.txt", skill_dir / "references" / "link.md")
+    with pytest.raises(ReferenceLoadError, match="resolves outside references/"):
+        ReferenceLoader(skill_dir).load("link.md")
+
+
+def test_missing_files_name_the_expected_location(skill_dir) -> None:
+    with pytest.raises(ReferenceLoadError) as caught:
+        ReferenceLoader(skill_dir).load("nope.md")
+    assert str(skill_dir / "references" / "nope.md") in str(caught.value)
+
+
+def test_skill_dir_environment_variable_wins(skill_dir, monkeypatch) -> None:
+    monkeypatch.setenv("SKILL_DIR", str(skill_dir))
+    assert ReferenceLoader.beside("/somewhere/else.py").load("guide.md") == "guide"

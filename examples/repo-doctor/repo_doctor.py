@@ -42,6 +42,11 @@ class Report(BaseModel):
     summary: str
 
 
+class Review(BaseModel):
+    approved: bool
+    findings: list[str]
+
+
 class LogInput(BaseModel):
     repo_path: str
     fixed: list[str]
@@ -106,9 +111,21 @@ repo_doctor = (
             "step": {"fixed": ctx.response.fixed, "log": ctx.action_result.log_path},
             "progress": {"fixed": [*ctx.store.progress.get("fixed", ()), *ctx.response.fixed]},
         },
-        next=[branch("remediate", when=lambda ctx: bool(_failing(ctx))), branch("report")],
+        next=[branch("remediate", when=lambda ctx: bool(_failing(ctx))), branch("review")],
         max_visits=3,
-        on_max_visits="report",
+        on_max_visits="review",
+    )
+    .step(
+        "review",
+        prompt=lambda ctx: act.subagent(
+            prompt=(
+                f"Review the fixes for {', '.join(ctx.store.progress.get('fixed', ()))} in "
+                f"{ctx.params.repo_path}. Look for regressions and unrelated changes."
+            ),
+            output=Review,
+        ),
+        response=Review,
+        next="report",
     )
     .step(
         "report",

@@ -34,15 +34,17 @@ def test_fixes_are_logged_by_the_action_and_remembered(tmp_path) -> None:
             {
                 "diagnose": {"checks": CHECKS},
                 "remediate": [{"fixed": ["ci"]}, {"fixed": ["tests"]}],
+                "review": {"approved": True, "findings": []},
                 "report": {"summary": "all fixed"},
             }
         ),
     )
-    assert result.path == ["diagnose", "gate", "remediate", "remediate", "report"]
+    assert result.path == ["diagnose", "gate", "remediate", "remediate", "review", "report"]
+    assert result.prompts["review"].startswith('<subagent no-recurse="repo-doctor">')
     log = (tmp_path / ".repo-doctor.log").read_text().splitlines()
     assert [line.split()[-1] for line in log] == ["ci", "tests"]
     assert result.store.progress.fixed == ("ci", "tests")
-    last = result.history[-2]
+    last = result.history[-3]
     assert last.step == "remediate" and last.action_result["entries"] == 1
     assert last.result == {"fixed": ["tests"], "log": str(tmp_path / ".repo-doctor.log")}
     assert "| ci | ❌ fail | no config |" in result.prompts["report"]
@@ -56,9 +58,10 @@ def test_stubborn_failures_stop_after_three_attempts(tmp_path) -> None:
             {
                 "diagnose": {"checks": CHECKS},
                 "remediate": [{"fixed": []}] * 3,
+                "review": {"approved": False, "findings": ["nothing changed"]},
                 "report": {"summary": "ci and tests still fail"},
             }
         ),
     )
     assert result.path.count("remediate") == 3
-    assert result.path[-1] == "report"
+    assert result.path[-2:] == ["review", "report"]

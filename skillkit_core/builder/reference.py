@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from skillkit_core.builder.meta import caller_file, check_name, make_meta
-from skillkit_core.builder.skill import make_topic
+from skillkit_core.builder.skill import make_topic, strict_default
 from skillkit_core.definitions import ReferenceDefinition, SkillMeta, Topic
 from skillkit_core.errors import SkillDefinitionError, where
 
@@ -25,7 +25,7 @@ class ReferenceBuilder:
         self._topics.append(make_topic(self._name, name, label, content))
         return self
 
-    def build(self, *, strict: bool = True) -> ReferenceDefinition:
+    def build(self, *, strict: bool | None = None) -> ReferenceDefinition:
         """Check and freeze the reference skill."""
         problems = []
         if not self._topics:
@@ -35,7 +35,7 @@ class ReferenceBuilder:
             f"{where(self._name)}topic '{n}' is registered twice"
             for n in sorted({n for n in names if names.count(n) > 1})
         )
-        if problems and strict:
+        if problems and strict_default(strict):
             raise SkillDefinitionError("\n".join(problems))
         return ReferenceDefinition(
             name=self._name,

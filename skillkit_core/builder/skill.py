@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any
 
@@ -31,6 +32,24 @@ OBSERVER_EVENTS = (
     "on_skill_complete",
 )
 _RESERVED_STORES = frozenset({"steps", "step", "get"})
+_lenient = False
+
+
+@contextmanager
+def lenient_builds() -> Iterator[None]:
+    """Within this block ``.build()`` records problems instead of raising (as with
+    ``strict=False``). Editors use it to analyse a half-written skill module."""
+    global _lenient
+    previous, _lenient = _lenient, True
+    try:
+        yield
+    finally:
+        _lenient = previous
+
+
+def strict_default(strict: bool | None) -> bool:
+    """The effective strictness of a ``.build()`` call."""
+    return (not _lenient) if strict is None else strict
 
 
 def _step_config(**config: Any) -> dict[str, Any]:
@@ -161,14 +180,14 @@ class SkillBuilder(_StepCollector):
         self._topics.append(make_topic(self._label, name, label, content))
         return self
 
-    def build(self, *, strict: bool = True) -> SkillDefinition:
+    def build(self, *, strict: bool | None = None) -> SkillDefinition:
         """Check the whole skill and freeze it.
 
         With ``strict=False`` (used by editors to analyse half-written skills) problems are
         recorded on the definition's ``problems`` instead of raised.
         """
         problems = self._problems()
-        if problems and strict:
+        if problems and strict_default(strict):
             raise SkillDefinitionError("\n".join(problems))
         opts = self._options
         return SkillDefinition(

@@ -249,3 +249,14 @@ def test_literal_type_is_a_valid_response_schema() -> None:
         .build()
     )
     assert definition.steps["a"].response.json_schema() == {"enum": ["yes", "no"], "type": "string"}
+
+
+def test_lenient_builds_block_records_problems_for_editors() -> None:
+    from skillkit_core.builder.skill import lenient_builds
+
+    with lenient_builds():
+        definition = skill(name="s", entry="zz").step("a", prompt="x", next="nope").build()
+        ref = reference(name="r", description="d").build()
+    assert len(definition.problems) == 2 and ref.problems
+    with pytest.raises(SkillDefinitionError):
+        skill(name="s", entry="zz").step("a", prompt="x", next=terminal).build()

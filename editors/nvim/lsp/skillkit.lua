@@ -1,0 +1,17 @@
+-- Neovim >= 0.11: `vim.lsp.enable("skillkit")` picks this file up from the runtimepath.
+local config = require("skillkit.config")
+
+return {
+  cmd = function(dispatchers)
+    local root = vim.fs.root(0, config.root_markers)
+    return vim.lsp.rpc.start(config.cmd(root), dispatchers)
+  end,
+  filetypes = { "python", "markdown" },
+  root_dir = function(bufnr, on_dir)
+    if config.wants(bufnr) then
+      on_dir(config.root(bufnr))
+    end
+  end,
+  settings = config.settings(),
+  init_options = config.init_options(),
+}

@@ -1,0 +1,127 @@
+-- The :Skillkit* user commands.
+local client = require("skillkit.client")
+local config = require("skillkit.config")
+
+local M = {}
+
+local function uri()
+  return vim.uri_from_bufnr(0)
+end
+
+--- Show markdown text in a scratch split (or reuse the one already open).
+function M.show_markdown(title, text)
+  local name = "skillkit://" .. title
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].filetype = "markdown"
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text or "", "\n", { plain = true }))
+  vim.bo[buf].modifiable = false
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd("vsplit")
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  return buf
+end
+
+local function markdown_of(result)
+  if type(result) == "string" then
+    return result
+  end
+  if type(result) == "table" then
+    if result.markdown then
+      return result.markdown
+    end
+    if result.path and vim.fn.filereadable(result.path) == 1 then
+      return table.concat(vim.fn.readfile(result.path), "\n")
+    end
+  end
+  return vim.inspect(result)
+end
+
+function M.build()
+  client.execute("skillkit.build", { uri() }, function(result)
+    local dir = type(result) == "table" and (result.outputDir or result.path) or nil
+    vim.notify("skillkit: built " .. (dir or vim.inspect(result)))
+  end)
+end
+
+function M.simulate()
+  client.execute("skillkit.simulate", { uri() }, function(result)
+    M.show_markdown("simulation.md", markdown_of(result))
+  end)
+end
+
+function M.preview()
+  client.execute("skillkit.preview", { uri() }, function(result)
+    M.show_markdown("preview.md", markdown_of(result))
+  end)
+end
+
+--- Lint the workspace, then put every skillkit diagnostic into the quickfix list.
+function M.check()
+  client.execute("skillkit.check", {}, function(result)
+    vim.defer_fn(function()
+      local items = {}
+      for _, diagnostic in ipairs(vim.diagnostic.get(nil)) do
+        if diagnostic.source == "skillkit" then
+          table.insert(items, diagnostic)
+        end
+      end
+      vim.fn.setqflist(vim.diagnostic.toqflist(items), "r")
+      vim.fn.setqflist({}, "a", { title = "skillkit check" })
+      local summary = type(result) == "table" and result.message or (#items .. " problem(s)")
+      vim.notify("skillkit: " .. summary)
+    end, 200)
+  end)
+end
+
+function M.host(name)
+  if not vim.tbl_contains(config.hosts, name) then
+    vim.notify("skillkit: unknown host '" .. tostring(name) .. "'", vim.log.levels.ERROR)
+    return
+  end
+  config.options.host = name
+  local running = client.get()
+  if running then
+    running.settings = vim.tbl_deep_extend("force", running.settings or {}, config.settings())
+    running:notify("workspace/didChangeConfiguration", { settings = config.settings() })
+    client.execute("skillkit.setHost", { name })
+  end
+  vim.notify("skillkit: host " .. name)
+end
+
+function M.restart()
+  for _, running in ipairs(vim.lsp.get_clients({ name = "skillkit" })) do
+    running:stop(true)
+  end
+  vim.defer_fn(function()
+    require("skillkit").start_for_buffers()
+  end, 500)
+end
+
+function M.create()
+  local create = vim.api.nvim_create_user_command
+  create("SkillkitBuild", M.build, { desc = "Build the skill of this file" })
+  create("SkillkitSimulate", M.simulate, { desc = "Simulate a run (transcript in a split)" })
+  create("SkillkitPreview", M.preview, { desc = "Preview every step's prompt" })
+  create("SkillkitCheck", M.check, { desc = "Lint the workspace into the quickfix list" })
+  create("SkillkitRestart", M.restart, { desc = "Restart the skillkit server" })
+  create("SkillkitHost", function(args)
+    M.host(args.args)
+  end, {
+    nargs = 1,
+    desc = "Choose the agent host for previews",
+    complete = function(lead)
+      return vim.tbl_filter(function(h)
+        return vim.startswith(h, lead)
+      end, config.hosts)
+    end,
+  })
+end
+
+return M

@@ -1,0 +1,249 @@
+"""The runtime served over MCP (official ``mcp`` SDK, low-level server, stdio).
+
+What a client sees:
+
+- ``instructions``: the loading-required rules, then ``<available_skills>``.
+- tools ``skills_load``, ``skills_unload``, ``skills_read``, ``skills_run_script``: the
+  runtime seed's ``skills.load``, ``skills.unload``, ``skills.read`` and
+  ``skills.run_script`` (dots become underscores; see :mod:`skillkit_core.runtime.tools`).
+- resources: ``skills://active`` (the ``<active_skills>`` block of the loaded skills) and
+  ``skill://<name>/SKILL.md`` (each loaded skill's SKILL.md body); prompts:
+  ``active_skills`` and one per loaded skill, named after it. Hosts that support resources
+  or prompts inject ``<active_skills>`` from these; the lists change with every load and
+  unload (announced with list-changed notifications).
+
+State is per connection: the server's lifespan runs once per connection and creates that
+connection's :class:`RuntimeSession`. The registry is discovered once, at start.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from skillkit_core.errors import SkillkitError
+from skillkit_core.runtime.config import RuntimeConfig
+from skillkit_core.runtime.prompt import (
+    render_active_skills,
+    render_available_skills,
+    server_instructions,
+)
+from skillkit_core.runtime.registry import Registry, discover_skills
+from skillkit_core.runtime.session import RuntimeSession
+from skillkit_core.runtime.tools import ToolOutcome, call_tool, tool_specs
+
+SERVER_NAME = "skillkit-skills"
+ACTIVE_URI = "skills://active"
+ACTIVE_PROMPT = "active_skills"
+Context = ServerRequestContext[RuntimeSession]
+
+
+def skill_md_uri(name: str) -> str:
+    """The resource URI of a loaded skill's SKILL.md body."""
+    return f"skill://{name}/SKILL.md"
+
+
+def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSession]:
+    """A server for ``registry``; each connection gets a fresh session."""
+    available = render_available_skills(
+        registry, include_location=config.include_location, budget=config.budget
+    )
+    specs = tool_specs(config)
+
+    @contextlib.asynccontextmanager
+    async def per_connection(_: Server[RuntimeSession]) -> AsyncIterator[RuntimeSession]:
+        yield RuntimeSession(registry, max_active=config.max_active)
+
+    async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
+        tools = [
+            types.Tool(
+                name=spec.name,
+                title=spec.seed_name,
+                description=spec.description,
+                input_schema=spec.input_schema,
+                output_schema=spec.output_schema,
+                annotations=types.ToolAnnotations(
+                    read_only_hint=spec.read_only, open_world_hint=False
+                ),
+            )
+            for spec in specs
+        ]
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(
+        ctx: Context, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        session = ctx.lifespan_context
+        try:
+            outcome = await call_tool(session, config, params.name, params.arguments)
+        except SkillkitError as error:
+            return _error_result(error)
+        if outcome.changed_active:
+            await _announce_changes(ctx)
+        return _tool_result(outcome)
+
+    async def list_resources(ctx: Context, params: Any) -> types.ListResourcesResult:
+        session = ctx.lifespan_context
+        resources = [
+            types.Resource(
+                uri=ACTIVE_URI,
+                name=ACTIVE_PROMPT,
+                description="SKILL.md instructions of the loaded skills, in load order",
+                mime_type="text/plain",
+            ),
+            *(
+                types.Resource(
+                    uri=skill_md_uri(record.name),
+                    name=record.name,
+                    description=record.description,
+                    mime_type="text/markdown",
+                )
+                for record in session.active
+            ),
+        ]
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(
+        ctx: Context, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        session = ctx.lifespan_context
+        uri = str(params.uri)
+        if uri == ACTIVE_URI:
+            text, mime = render_active_skills(session.bodies()), "text/plain"
+        else:
+            record = next((r for r in session.active if skill_md_uri(r.name) == uri), None)
+            if record is None:
+                raise _mcp_error(f"no loaded skill has the resource {uri}; load the skill first")
+            text, mime = record.body, "text/markdown"
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+        )
+
+    async def list_prompts(ctx: Context, params: Any) -> types.ListPromptsResult:
+        session = ctx.lifespan_context
+        prompts = [
+            types.Prompt(
+                name=ACTIVE_PROMPT,
+                description="The <active_skills> block: SKILL.md of every loaded skill",
+            ),
+            *(types.Prompt(name=r.name, description=r.description) for r in session.active),
+        ]
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(
+        ctx: Context, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        session = ctx.lifespan_context
+        if params.name == ACTIVE_PROMPT:
+            text = render_active_skills(session.bodies())
+        else:
+            record = next((r for r in session.active if r.name == params.name), None)
+            if record is None:
+                raise _mcp_error(f"no loaded skill is named '{params.name}'; load it first")
+            text = render_active_skills([(record.name, record.body)])
+        message = types.PromptMessage(role="user", content=types.TextContent(text=text))
+        return types.GetPromptResult(description=params.name, messages=[message])
+
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        instructions=server_instructions(available, max_active=config.max_active),
+        lifespan=per_connection,
+        on_list_tools=list_tools,
+        on_call_tool=on_call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+def initialization_options(server: Server[RuntimeSession]) -> Any:
+    """Initialization options advertising list-changed for resources and prompts."""
+    return server.create_initialization_options(
+        NotificationOptions(resources_changed=True, prompts_changed=True)
+    )
+
+
+async def serve_stdio(config: RuntimeConfig) -> None:
+    """Discover the skills, report warnings on stderr, and serve one stdio connection."""
+    from mcp.server.stdio import stdio_server
+
+    registry = discover_skills(config.roots, max_depth=config.max_depth)
+    for warning in registry.warnings:
+        print(f"skillkit serve: warning: {warning}", file=sys.stderr)
+    server = build_server(config, registry)
+    cut = render_available_skills(
+        registry, include_location=config.include_location, budget=config.budget
+    ).cut_warning()
+    if cut:
+        print(f"skillkit serve: warning: {cut}", file=sys.stderr)
+    print(
+        f"skillkit serve: {len(registry)} skill(s) from {len(config.roots)} root(s)",
+        file=sys.stderr,
+    )
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, initialization_options(server))
+
+
+def serve(config: RuntimeConfig) -> None:
+    """Run the stdio server until the client disconnects."""
+    import anyio
+
+    anyio.run(serve_stdio, config)
+
+
+def _tool_result(outcome: ToolOutcome) -> types.CallToolResult:
+    content: list[Any] = [types.TextContent(text=text) for text in outcome.texts]
+    found = outcome.file
+    if found is not None:
+        content.append(
+            types.EmbeddedResource(
+                resource=types.BlobResourceContents(
+                    uri=f"skill://{found.skill}/{found.path}",
+                    mime_type=found.mime_type,
+                    blob=base64.b64encode(found.data or b"").decode("ascii"),
+                )
+            )
+        )
+    return types.CallToolResult(content=content, structured_content=outcome.structured)
+
+
+def _error_result(error: SkillkitError) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=f"{error.code}: {error.message}")],
+        structured_content={"error": {"code": error.code, "message": error.message}},
+        is_error=True,
+    )
+
+
+async def _announce_changes(ctx: Context) -> None:
+    """Tell the client the resource and prompt lists changed (handshake-era clients only:
+    2026-07-28 clients receive these only through subscriptions, which we do not serve)."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return
+    await ctx.session.send_resource_list_changed()
+    await ctx.session.send_prompt_list_changed()
+
+
+def _mcp_error(message: str) -> Exception:
+    from mcp.shared.exceptions import MCPError
+
+    return MCPError(code=types.INVALID_PARAMS, message=message)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pyskillkit")
+    except PackageNotFoundError:
+        return "0"

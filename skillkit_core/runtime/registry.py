@@ -1,0 +1,306 @@
+"""The skill registry: every valid skill folder under the given roots, by name.
+
+A root is either a skill folder itself (it holds a ``SKILL.md``) or a folder whose
+sub-folders, down to ``max_depth`` levels, hold skills. The walk is breadth-first in sorted
+order, never descends into a skill folder (its ``assets/`` may contain example SKILL.md
+files), skips hidden folders, ``node_modules`` and ``__pycache__``, follows symlinked folders
+once (a cycle is walked only once), and reads each SKILL.md with the manifest module.
+
+Problems never stop discovery: a SKILL.md the manifest parser finds a problem in, one that
+fails the linter's serving rules (:data:`SERVING_RULES`), or a name already taken by an
+earlier root is skipped and reported as a :class:`RegistryWarning` naming the file and the
+problem.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import math
+import os
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillkit_core.runtime.errors import RegistryError, UnknownSkillError
+
+if TYPE_CHECKING:
+    from skillkit_core.manifest.folder import SkillFolder
+
+DEFAULT_MAX_DEPTH = 3
+# Lint rules whose errors make a skill unservable (ids of skillkit_core.lint.registry).
+SERVING_RULES = ("required-field", "name-format", "description-length")
+_SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+# An unknown-skill error lists at most this many available names.
+_LISTED_MAX = 20
+
+
+@dataclass(frozen=True)
+class SkillRecord:
+    """One discovered skill: the registry entry the runtime seed calls ``SkillRecord``.
+
+    ``location`` is the absolute path of the SKILL.md and ``root_dir`` its folder (both real
+    paths, symlinks resolved); ``properties`` is the whole frontmatter made JSON-safe;
+    ``digest`` is ``sha256:<hex>`` of the SKILL.md text; ``source_root`` is the root it was
+    found under.
+    """
+
+    name: str
+    description: str
+    location: Path
+    root_dir: Path
+    properties: dict[str, Any]
+    digest: str
+    body: str
+    source_root: Path
+
+    def receipt(self) -> dict[str, Any]:
+        """The record as the load/unload receipts list it."""
+        return {
+            "name": self.name,
+            "location": str(self.location),
+            "root_dir": str(self.root_dir),
+            "digest": self.digest,
+            "properties": self.properties,
+        }
+
+
+@dataclass(frozen=True)
+class RegistryWarning:
+    """Something discovery skipped or noticed, with the file it concerns."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Discovered skills in discovery order, plus what discovery had to say."""
+
+    records: tuple[SkillRecord, ...]
+    warnings: tuple[RegistryWarning, ...] = ()
+    _by_name: dict[str, SkillRecord] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {record.name: record for record in self.records})
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[SkillRecord]:
+        return iter(self.records)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    @property
+    def names(self) -> list[str]:
+        """Skill names in discovery order."""
+        return [record.name for record in self.records]
+
+    def get(self, name: str) -> SkillRecord:
+        """The record called ``name``; an :class:`UnknownSkillError` lists close names."""
+        record = self._by_name.get(name)
+        if record is None:
+            raise UnknownSkillError(self.unknown_message([name]))
+        return record
+
+    def unknown_message(self, names: Sequence[str]) -> str:
+        """Say that ``names`` are not skills, with close matches and what is available."""
+        import difflib
+
+        hints = []
+        for name in names:
+            close = difflib.get_close_matches(str(name), self.names, n=3)
+            if close:
+                hints.append(f"for '{name}' did you mean {', '.join(repr(c) for c in close)}?")
+        listing = ", ".join(self.names[:_LISTED_MAX]) or "none"
+        if len(self.names) > _LISTED_MAX:
+            listing += f", and {len(self.names) - _LISTED_MAX} more"
+        quoted = ", ".join(f"'{name}'" for name in names)
+        noun = "skill named" if len(names) == 1 else "skills named"
+        hint = f"; {' '.join(hints)}" if hints else ""
+        return f"no {noun} {quoted}{hint} (available: {listing})"
+
+    def reread(self, name: str) -> SkillRecord:
+        """Read ``name``'s SKILL.md again, so an edited skill is picked up on (re)load.
+
+        Raises :class:`UnknownSkillError` when the file has since become invalid or now
+        declares another name; the registry itself is not changed.
+        """
+        known = self.get(name)
+        outcome = read_record(known.root_dir, known.source_root)
+        if isinstance(outcome, RegistryWarning):
+            raise UnknownSkillError(f"skill '{name}' can no longer be loaded: {outcome}")
+        if outcome.name != name:
+            raise UnknownSkillError(
+                f"skill '{name}' can no longer be loaded: {outcome.location} now declares "
+                f"name '{outcome.name}'"
+            )
+        return outcome
+
+
+def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX_DEPTH) -> Registry:
+    """Build a :class:`Registry` from ``roots`` (earlier roots win name clashes).
+
+    Raises :class:`RegistryError` only for a root that cannot be used at all (missing, or
+    neither a folder nor a SKILL.md file); everything else becomes a warning.
+    """
+    if max_depth < 0:
+        raise RegistryError(f"the discovery depth must be 0 or more, not {max_depth}")
+    records: dict[str, SkillRecord] = {}
+    warnings: list[RegistryWarning] = []
+    seen_files: set[Path] = set()
+    for root in roots:
+        root_path = _root_folder(Path(root))
+        for folder in _walk(root_path, max_depth, warnings):
+            outcome = read_record(folder, root_path)
+            if isinstance(outcome, RegistryWarning):
+                warnings.append(outcome)
+                continue
+            if outcome.location in seen_files:
+                continue  # the same skill reached again through overlapping roots
+            seen_files.add(outcome.location)
+            _note_folder_name(folder, outcome, warnings)
+            earlier = records.get(outcome.name)
+            if earlier is not None:
+                warnings.append(
+                    RegistryWarning(
+                        str(outcome.location),
+                        f"skipped: skill name '{outcome.name}' is already taken by "
+                        f"{earlier.location} (earlier roots win)",
+                    )
+                )
+                continue
+            records[outcome.name] = outcome
+    return Registry(tuple(records.values()), tuple(warnings))
+
+
+def read_record(folder: Path, source_root: Path) -> SkillRecord | RegistryWarning:
+    """Read one skill folder into a record, or say why it is not a valid skill."""
+    from skillkit_core.manifest.folder import SkillFolder
+    from skillkit_core.manifest.parse import SKILL_MD, read_skill_md
+    from skillkit_core.manifest.spec import normalized
+
+    parsed = read_skill_md(folder)
+    where = parsed.path or str(folder / SKILL_MD)
+    if parsed.problems:
+        problem = parsed.problems[0]
+        line = f" (line {problem.range.line + 1})" if parsed.text else ""
+        return RegistryWarning(where, f"skipped: {problem.message}{line}")
+    target = SkillFolder(folder, parsed)
+    problem_text = serving_problem(target)
+    if problem_text is not None:
+        return RegistryWarning(where, f"skipped: {problem_text}")
+    name, description = target.text_value("name"), target.text_value("description")
+    assert name is not None and description is not None  # guaranteed by required-field
+    location = Path(os.path.realpath(where))
+    text = ("\ufeff" if parsed.had_bom else "") + parsed.text
+    return SkillRecord(
+        name=normalized(name),
+        description=description.strip(),
+        location=location,
+        root_dir=location.parent,
+        properties=json_safe(parsed.frontmatter),
+        digest="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        body=parsed.body,
+        source_root=source_root,
+    )
+
+
+def serving_problem(folder: SkillFolder) -> str | None:
+    """Why the runtime cannot serve ``folder``, or ``None``.
+
+    Decided by the linter's own rules for what the runtime needs (:data:`SERVING_RULES`):
+    a ``name`` and a ``description`` present, textual and well-formed. Everything else the
+    linter reports is advice for the author and does not stop a skill from being served.
+    """
+    from skillkit_core.lint.registry import get_rule
+
+    for rule_id in SERVING_RULES:
+        for diagnostic in get_rule(rule_id).run(folder):
+            if diagnostic.severity == "error":
+                return f"{diagnostic.message} [{rule_id}]"
+    return None
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every YAML-only type (dates, sets, non-finite floats...) made JSON data."""
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [json_safe(item) for item in value]
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _root_folder(root: Path) -> Path:
+    root = Path(os.path.abspath(root))
+    if root.is_file() and root.name.lower() == "skill.md":
+        return root.parent
+    if not root.exists():
+        raise RegistryError(f"skill root {root} does not exist")
+    if not root.is_dir():
+        raise RegistryError(f"skill root {root} is neither a folder nor a SKILL.md file")
+    return root
+
+
+def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterator[Path]:
+    """Skill folders under ``root``, breadth-first, each real folder visited once."""
+    from skillkit_core.manifest.parse import find_skill_md
+
+    visited: set[str] = set()
+    queue: deque[tuple[Path, int]] = deque([(root, 0)])
+    while queue:
+        folder, depth = queue.popleft()
+        real = os.path.realpath(folder)
+        if real in visited:
+            continue
+        visited.add(real)
+        if find_skill_md(folder) is not None:
+            yield folder
+            continue
+        if depth < max_depth:
+            queue.extend((child, depth + 1) for child in _subfolders(folder, warnings))
+
+
+def _subfolders(folder: Path, warnings: list[RegistryWarning]) -> list[Path]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError as error:
+        warnings.append(RegistryWarning(str(folder), f"not searched: {error.strerror or error}"))
+        return []
+    children = []
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in _SKIPPED_FOLDERS:
+            continue
+        try:
+            if entry.is_dir():  # follows symlinks; cycles are cut by the visited set
+                children.append(Path(entry.path))
+        except OSError:
+            continue  # a dangling or unreadable entry is simply not a skill folder
+    return sorted(children)
+
+
+def _note_folder_name(folder: Path, record: SkillRecord, warnings: list[RegistryWarning]) -> None:
+    """The spec wants name == folder name; the runtime still serves the skill by its name."""
+    if record.name not in (folder.name, record.root_dir.name):
+        warnings.append(
+            RegistryWarning(
+                str(record.location),
+                f"name '{record.name}' differs from its folder name '{folder.name}' "
+                "(served under its name anyway)",
+            )
+        )

@@ -1,0 +1,320 @@
+"""Running a skill's scripts: interpreter map, limits, environment, capture.
+
+How a script is executed (the runtime seed asks every runtime to document this):
+
+============================  ==================================================
+``scripts/x.py``              the Python running skillkit (``sys.executable``)
+``scripts/x.sh``, ``.bash``   ``bash``
+``scripts/x.js``, ``.mjs``,   ``node``
+``.cjs``
+anything else                 run directly when it has the executable bit (the
+                              kernel honours its ``#!`` line); refused otherwise
+============================  ==================================================
+
+Limits and isolation:
+
+- Only files under the skill's ``scripts/`` folder run; the path is contained like every
+  other skill path (see :mod:`skillkit_core.runtime.paths`).
+- ``args`` go to the process as an argument vector; nothing passes through a shell.
+- The working directory is the skill folder, or ``workdir`` (also contained).
+- The environment is an allow-list taken from the server's own (``PATH``, ``HOME``,
+  locale, ``TZ``, ``TMPDIR``, ``TERM``, user names) plus the call's ``env``.
+- stdin is empty. Each script is the leader of a new process group; after ``timeout``
+  seconds (default 60) the whole group gets SIGKILL, and once the script exits any
+  children it left behind are killed too.
+- stdout and stderr are each kept up to ``max_output`` bytes (default 1 MiB); the rest is
+  read and dropped, and the kept text ends with a ``[skillkit: ...]`` marker line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillkit_core.runtime.errors import ScriptError, SkillFileError, ToolArgumentsError
+from skillkit_core.runtime.paths import is_inside, resolve_inside
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_OUTPUT = 1024 * 1024
+SCRIPTS_FOLDER = "scripts"
+
+# Interpreter by file suffix; "python" means the interpreter running skillkit.
+INTERPRETERS: dict[str, str] = {
+    ".py": "python",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+}
+
+# Variables a script inherits from the server; everything else must come through `env`.
+ENV_ALLOW_LIST = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+)
+
+# After a script exits, how long its pipes may stay open (held by children it left
+# running) before those leftovers are killed.
+_EXIT_GRACE = 1.0
+# After a kill, how long to wait for the pipes to close.
+_KILL_GRACE = 5.0
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ScriptLimits:
+    """Per-run limits: wall-clock ``timeout`` in seconds and ``max_output`` bytes per stream."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    max_output: int = DEFAULT_MAX_OUTPUT
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ToolArgumentsError(f"the script timeout must be positive, not {self.timeout}")
+        if self.max_output < 1:
+            raise ToolArgumentsError(
+                f"the output cap must be at least 1 byte, not {self.max_output}"
+            )
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    """What one run produced, in the seed's shape plus what the limits did."""
+
+    path: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    duration_ms: int = 0
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON result of ``skills_run_script``."""
+        return {
+            "path": self.path,
+            "exit_code": self.exit_code,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "timed_out": self.timed_out,
+            "stdout_truncated": self.stdout_truncated,
+            "stderr_truncated": self.stderr_truncated,
+            "duration_ms": self.duration_ms,
+        }
+
+
+@dataclass(frozen=True)
+class ScriptCommand:
+    """A checked, ready-to-start script invocation."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    env: dict[str, str]
+    display_path: str
+
+
+def prepare_script(
+    skill_root: Path,
+    path: str,
+    *,
+    skill: str,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    workdir: str | None = None,
+) -> ScriptCommand:
+    """Check a run request against the rules above and build its argv, cwd and env."""
+    script = resolve_inside(skill_root, path, skill=skill, what="script")
+    if not is_inside(script, skill_root / SCRIPTS_FOLDER):
+        raise ScriptError(
+            f"script '{path}' of skill '{skill}' is not under {SCRIPTS_FOLDER}/; only files in "
+            f"the skill's {SCRIPTS_FOLDER}/ folder can be run"
+        )
+    if not script.is_file():
+        what = "a folder" if script.is_dir() else "missing"
+        raise SkillFileError(f"script '{path}' of skill '{skill}' is {what}")
+    cwd = skill_root
+    if workdir not in (None, "", "."):
+        cwd = resolve_inside(skill_root, workdir, skill=skill, what="workdir")
+        if not cwd.is_dir():
+            raise SkillFileError(f"workdir '{workdir}' of skill '{skill}' is not a folder")
+    argv = (*interpreter_for(script, path), *_checked_args(args))
+    return ScriptCommand(argv, Path(os.path.realpath(cwd)), script_environment(env), path)
+
+
+def interpreter_for(script: Path, shown: str) -> tuple[str, ...]:
+    """The argv prefix that runs ``script`` (see the table in the module docstring)."""
+    kind = INTERPRETERS.get(script.suffix.lower())
+    if kind == "python":
+        return (sys.executable, str(script))
+    if kind is not None:
+        program = shutil.which(kind)
+        if program is None:
+            raise ScriptError(
+                f"'{kind}' is needed to run {script.suffix} scripts such as '{shown}' but is "
+                "not on PATH"
+            )
+        return (program, str(script))
+    if os.access(script, os.X_OK):
+        return (str(script),)
+    known = ", ".join(sorted(INTERPRETERS))
+    raise ScriptError(
+        f"script '{shown}' has no known interpreter (by suffix: {known}) and is not executable; "
+        "make it executable with a #! line or use one of those suffixes"
+    )
+
+
+def script_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """The allow-listed part of the server's environment, overlaid with ``extra``."""
+    env = {key: os.environ[key] for key in ENV_ALLOW_LIST if key in os.environ}
+    env.setdefault("PATH", os.defpath)
+    for key, value in (extra or {}).items():
+        if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
+            raise ToolArgumentsError(f"environment variable name {key!r} is not valid")
+        if not isinstance(value, str) or "\x00" in value:
+            raise ToolArgumentsError(f"environment variable {key} must be a string without NUL")
+        env[key] = value
+    return env
+
+
+def _checked_args(args: Sequence[str]) -> tuple[str, ...]:
+    for arg in args:
+        if not isinstance(arg, str):
+            raise ToolArgumentsError(f"script arguments must be strings, got {arg!r}")
+        if "\x00" in arg:
+            raise ToolArgumentsError(f"script argument {arg!r} contains a NUL character")
+    return tuple(args)
+
+
+class _CappedBuffer:
+    """Keeps the first ``cap`` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.total += len(chunk)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.kept)
+
+    def text(self) -> str:
+        text = self.kept.decode("utf-8", errors="replace")
+        if self.truncated:
+            text += (
+                f"\n[skillkit: output truncated: showing the first {len(self.kept)} of "
+                f"{self.total} bytes]\n"
+            )
+        return text
+
+
+async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResult:
+    """Run ``command`` under ``limits`` and collect its result; never raises for the script.
+
+    A script that cannot be started at all (exec format error, permission denied) raises
+    :class:`ScriptError`.
+    """
+    started = time.monotonic()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command.argv,
+            cwd=command.cwd,
+            env=command.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise ScriptError(
+            f"script '{command.display_path}' could not be started: {error.strerror or error}"
+        ) from error
+    out, err = _CappedBuffer(limits.max_output), _CappedBuffer(limits.max_output)
+    assert process.stdout is not None and process.stderr is not None
+    pumps = [
+        asyncio.ensure_future(_pump(process.stdout, out)),
+        asyncio.ensure_future(_pump(process.stderr, err)),
+    ]
+    exited = asyncio.ensure_future(_exit_code(process))
+    timed_out = False
+    try:
+        done, _ = await asyncio.wait({exited}, timeout=limits.timeout)
+        if exited not in done:
+            timed_out = True
+            _kill_group(process.pid)
+        else:
+            _, pending = await asyncio.wait(pumps, timeout=_EXIT_GRACE)
+            if pending:
+                _kill_group(process.pid)  # children still hold the pipes open
+        await asyncio.wait(pumps, timeout=_KILL_GRACE)
+        exit_code = await exited
+    finally:
+        for task in (*pumps, exited):
+            task.cancel()
+        _kill_group(process.pid)  # leftovers of a script that exited normally
+    stderr = err.text()
+    if timed_out:
+        stderr += (
+            f"\n[skillkit: timed out after {limits.timeout:g} s; the script's process group "
+            "was killed]\n"
+        )
+    return ScriptResult(
+        path=command.display_path,
+        exit_code=exit_code,
+        stdout=out.text(),
+        stderr=stderr,
+        timed_out=timed_out,
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        duration_ms=round((time.monotonic() - started) * 1000),
+    )
+
+
+async def _exit_code(process: asyncio.subprocess.Process) -> int:
+    """The exit status as soon as the process ends.
+
+    ``Process.wait()`` also waits until the output pipes close, which a child the script
+    left running can delay indefinitely; the return code is set on exit, so poll it.
+    """
+    delay = 0.002
+    while process.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return process.returncode
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: _CappedBuffer) -> None:
+    while chunk := await stream.read(_CHUNK):
+        buffer.add(chunk)
+
+
+def _kill_group(pgid: int) -> None:
+    # The group may already be gone, or (after the leader was reaped) contain nothing.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -1,0 +1,6 @@
+"""Prints its environment as JSON."""
+
+import json
+import os
+
+print(json.dumps(dict(os.environ)))

@@ -1,0 +1,1 @@
+# a module the scripts could import

@@ -1,0 +1,173 @@
+"""Skill discovery: nested roots, depth, invalid and duplicate skills, records."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+import shutil
+
+import pytest
+
+from skillkit_core.runtime.errors import RegistryError, UnknownSkillError
+from skillkit_core.runtime.registry import discover_skills, json_safe
+from tests.runtime.support import SKILLS, SkillTree
+
+
+def warnings_text(registry) -> str:
+    return "\n".join(str(warning) for warning in registry.warnings)
+
+
+def test_nested_roots_find_skills_at_every_level_up_to_the_depth() -> None:
+    registry = discover_skills([SKILLS / "library", SKILLS / "single", SKILLS / "workflows"])
+    assert registry.names == ["toolbox", "summarize", "single", "deploy-flow"]
+
+
+def test_depth_limits_how_far_below_a_root_skills_are_found() -> None:
+    assert discover_skills([SKILLS / "library"], max_depth=2).names == ["toolbox"]
+    assert discover_skills([SKILLS / "library"], max_depth=0).names == []
+    assert discover_skills([SKILLS / "single"], max_depth=0).names == ["single"]
+
+
+def test_negative_depth_is_refused() -> None:
+    with pytest.raises(RegistryError, match="depth"):
+        discover_skills([SKILLS], max_depth=-1)
+
+
+def test_a_skill_md_file_can_be_given_as_a_root() -> None:
+    assert discover_skills([SKILLS / "single" / "SKILL.md"]).names == ["single"]
+
+
+def test_a_missing_root_is_an_error_naming_it() -> None:
+    with pytest.raises(RegistryError, match=r"nowhere.*does not exist"):
+        discover_skills([SKILLS / "nowhere"])
+
+
+def test_invalid_skills_are_skipped_with_a_warning_naming_file_and_problem() -> None:
+    registry = discover_skills([SKILLS / "library"])
+    text = warnings_text(registry)
+    library = (SKILLS / "library").resolve()
+    assert f"{library}/broken-no-description/SKILL.md: skipped: the frontmatter has no " in text
+    assert f"{library}/broken-yaml/SKILL.md: skipped: invalid YAML" in text
+    assert re.search(rf"{re.escape(str(library))}/Bad_Name/SKILL.md: skipped: .*'Bad_Name'", text)
+    assert not {"broken-no-description", "broken-yaml", "Bad_Name"} & set(registry.names)
+
+
+def test_hidden_folders_and_folders_inside_skills_are_not_searched() -> None:
+    names = discover_skills([SKILLS / "library"], max_depth=5).names
+    assert "secret" not in names  # library/.hidden/secret
+    assert "example-skill" not in names  # library/toolbox/assets/example-skill
+
+
+def test_duplicate_names_go_to_the_earlier_root_with_a_warning_naming_both_files() -> None:
+    registry = discover_skills([SKILLS / "library", SKILLS / "shadow"])
+    assert registry.get("toolbox").root_dir == (SKILLS / "library/toolbox").resolve()
+    shadow = (SKILLS / "shadow/toolbox/SKILL.md").resolve()
+    first = (SKILLS / "library/toolbox/SKILL.md").resolve()
+    assert (
+        f"{shadow}: skipped: skill name 'toolbox' is already taken by {first} "
+        "(earlier roots win)" in warnings_text(registry)
+    )
+    reversed_order = discover_skills([SKILLS / "shadow", SKILLS / "library"])
+    assert reversed_order.get("toolbox").root_dir == (SKILLS / "shadow/toolbox").resolve()
+
+
+def test_overlapping_roots_list_a_skill_once_without_a_duplicate_warning() -> None:
+    registry = discover_skills([SKILLS / "library", SKILLS / "library" / "toolbox"])
+    assert registry.names.count("toolbox") == 1
+    assert "already taken" not in warnings_text(registry)
+
+
+def test_record_fields_follow_the_runtime_seed() -> None:
+    record = discover_skills([SKILLS / "library"]).get("toolbox")
+    skill_md = (SKILLS / "library/toolbox/SKILL.md").resolve()
+    assert record.location == skill_md
+    assert record.location.is_absolute()
+    assert record.root_dir == skill_md.parent
+    assert record.digest == "sha256:" + hashlib.sha256(skill_md.read_bytes()).hexdigest()
+    assert record.properties == {
+        "name": "toolbox",
+        "description": record.description,
+        "license": "MIT",
+        "metadata": {"author": "skillkit tests", "version": "1.0"},
+        "allowed-tools": "Read Bash",
+    }
+    assert record.body.lstrip().startswith("# Toolbox")
+    assert record.receipt() == {
+        "name": "toolbox",
+        "location": str(skill_md),
+        "root_dir": str(skill_md.parent),
+        "digest": record.digest,
+        "properties": record.properties,
+    }
+
+
+def test_symlinked_skill_folders_are_found_and_cycles_end(skill_tree: SkillTree) -> None:
+    registry = discover_skills([skill_tree.root("linked-root"), skill_tree.library], max_depth=6)
+    assert registry.names == ["single", "toolbox", "summarize"]
+    assert registry.get("single").root_dir == skill_tree.root("single").resolve()
+
+
+def test_a_name_that_differs_from_its_folder_is_served_with_a_warning(tmp_path) -> None:
+    folder = tmp_path / "folder-name"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: other-name\ndescription: d\n---\nbody\n")
+    registry = discover_skills([tmp_path])
+    assert registry.names == ["other-name"]
+    assert "differs from its folder name 'folder-name'" in warnings_text(registry)
+
+
+def test_unknown_names_get_close_matches_and_the_available_list() -> None:
+    registry = discover_skills([SKILLS / "library"])
+    with pytest.raises(UnknownSkillError, match=r"'toolbx'.*did you mean 'toolbox'"):
+        registry.get("toolbx")
+
+
+def test_reread_picks_up_an_edited_skill_and_refuses_a_broken_one(own_tree: SkillTree) -> None:
+    registry = discover_skills([own_tree.library])
+    skill_md = own_tree.toolbox / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("# Toolbox", "# Toolbox v2"))
+    fresh = registry.reread("toolbox")
+    assert "# Toolbox v2" in fresh.body
+    assert fresh.digest != registry.get("toolbox").digest
+    skill_md.write_text("no frontmatter any more\n")
+    with pytest.raises(UnknownSkillError, match=r"can no longer be loaded.*'---'"):
+        registry.reread("toolbox")
+    shutil.rmtree(own_tree.toolbox)
+    with pytest.raises(UnknownSkillError, match=r"no SKILL\.md"):
+        registry.reread("toolbox")
+
+
+def test_properties_are_json_data_even_for_yaml_only_types() -> None:
+    value = {"when": datetime.date(2025, 1, 2), "n": float("nan"), "tags": {"a"}, 1: b"x"}
+    assert json_safe(value) == {"when": "2025-01-02", "n": "nan", "tags": ["a"], "1": "x"}
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "rule"),
+    [
+        ("name: listed\ndescription: ''", "required-field"),
+        ("name: [a, b]\ndescription: d", "required-field"),
+        ("name: listed\ndescription: " + "x" * 1025, "description-length"),
+        ("name: Listed--Skill\ndescription: d", "name-format"),
+    ],
+)
+def test_the_linters_serving_rules_decide_validity(tmp_path, frontmatter: str, rule: str) -> None:
+    folder = tmp_path / "listed"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\n{frontmatter}\n---\nbody\n")
+    registry = discover_skills([tmp_path])
+    assert registry.names == []
+    (warning,) = registry.warnings
+    assert warning.path == str(folder / "SKILL.md")
+    assert warning.message.startswith("skipped: ") and warning.message.endswith(f"[{rule}]")
+
+
+def test_advice_from_other_lint_rules_does_not_stop_serving(tmp_path) -> None:
+    folder = tmp_path / "advice"
+    folder.mkdir()
+    # An unknown key and a link to a missing file are lint findings, not serving problems.
+    (folder / "SKILL.md").write_text(
+        "---\nname: advice\ndescription: d\nflavour: mint\n---\nSee [x](references/none.md).\n"
+    )
+    assert discover_skills([tmp_path]).names == ["advice"]

@@ -120,47 +120,19 @@ def check(
     ] = None,
 ) -> None:
     """Lint skills: exit 0 when clean, 1 on errors (or warnings with --strict), 2 on misuse."""
-    from pathlib import Path
+    from skillkit_core.lint.check_command import execute
 
-    from skillkit_core.errors import SkillkitError
-    from skillkit_core.lint import format as formats
-    from skillkit_core.lint.check_paths import run_check
-
-    try:
-        if output_format not in formats.FORMATS:
-            raise SkillkitError(
-                f"unknown format '{output_format}'; use {', '.join(formats.FORMATS)}",
-                code="usage",
-            )
-        outcome = run_check(
-            paths,
-            select=select,
-            ignore=ignore,
-            strict=strict or None,
-            fix=fix,
-            config_file=Path(config) if config else None,
-        )
-    except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
-        raise typer.Exit(2) from None
-    run = outcome.run
-    if output_format == "text":
-        from rich.console import Console
-
-        console = Console(highlight=False, soft_wrap=True)
-        if fix:
-            fixed = len(outcome.files_fixed)
-            console.print(f"Applied {outcome.fixes_applied} fixes in {fixed} files.")
-        formats.render_text(run, console)
-        if hosts:
-            formats.render_hosts(run, console)
-    elif output_format == "json":
-        typer.echo(formats.render_json(run, hosts=hosts))
-    elif output_format == "sarif":
-        typer.echo(formats.render_sarif(run))
-    else:
-        typer.echo(formats.render_github(run))
-    raise typer.Exit(run.exit_code)
+    code = execute(
+        paths,
+        output_format=output_format,
+        strict=strict,
+        select=select,
+        ignore=ignore,
+        fix=fix,
+        hosts=hosts,
+        config=config,
+    )
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -193,8 +165,40 @@ def explain(rule: Annotated[str, typer.Argument(metavar="RULE")]) -> None:
         raise typer.Exit(2) from None
 
 
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def run(
+    ctx: typer.Context,
+    entry: Annotated[
+        str | None, typer.Argument(metavar="ENTRY", help="path/to/skill.py[:attr]")
+    ] = None,
+) -> None:
+    """Run a skill without building it: ENTRY then scripts/run's arguments, untouched."""
+    from skillkit_core.protocol import run_entry
+
+    raise typer.Exit(run_entry(entry, list(ctx.args)))
+
+
 def main() -> None:
     """Console-script entry point."""
+    import sys
+
+    if sys.argv[1:2] == ["run"]:
+        # The agent protocol's arguments pass through exactly as given (no option parsing).
+        from skillkit_core.protocol import run_entry
+
+        rest = sys.argv[2:]
+        sys.exit(run_entry(rest[0] if rest else None, rest[1:]))
+
+    # `skillkit check` skips typer: importing it costs more than checking 200 skills.
+    # Help still goes through typer, so `skillkit check --help` looks like every command.
+    words = sys.argv[1:]
+    if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
+        from skillkit_core.lint.check_command import main as check_main
+
+        sys.exit(check_main(words[1:]))
     app()
 
 

@@ -1,0 +1,104 @@
+"""``skillkit check`` below the argument parser: run the check, print, return the exit code.
+
+Two parsers feed :func:`execute`: the typer command in ``cli.py`` (for ``--help`` and the
+command list) and :func:`main`, a plain ``argparse`` parser that ``cli.main`` uses for
+``skillkit check`` itself, because importing typer (and the pydantic it pulls in) costs
+more than checking a few hundred skills. Both accept the same options; a test keeps them
+in step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillkit_core.errors import SkillkitError
+
+USAGE_ERROR = 2
+
+
+def execute(
+    paths: Sequence[str],
+    *,
+    output_format: str = "text",
+    strict: bool = False,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    fix: bool = False,
+    hosts: bool = False,
+    config: str | None = None,
+) -> int:
+    """Check ``paths``, print the result in ``output_format``, return the exit code."""
+    from skillkit_core.lint import format as formats
+    from skillkit_core.lint.check_paths import run_check
+
+    try:
+        if output_format not in formats.FORMATS:
+            raise SkillkitError(
+                f"unknown format '{output_format}'; use {', '.join(formats.FORMATS)}",
+                code="usage",
+            )
+        outcome = run_check(
+            paths,
+            select=select,
+            ignore=ignore,
+            strict=strict or None,
+            fix=fix,
+            config_file=Path(config) if config else None,
+        )
+    except SkillkitError as error:
+        print(f"error[{error.code}]: {error.message}", file=sys.stderr)
+        return USAGE_ERROR
+    run = outcome.run
+    if output_format == "text":
+        from rich.console import Console
+
+        console = Console(highlight=False, soft_wrap=True)
+        if fix:
+            fixed = len(outcome.files_fixed)
+            console.print(f"Applied {outcome.fixes_applied} fixes in {fixed} files.")
+        formats.render_text(run, console)
+        if hosts:
+            formats.render_hosts(run, console)
+    elif output_format == "json":
+        print(formats.render_json(run, hosts=hosts))
+    elif output_format == "sarif":
+        print(formats.render_sarif(run))
+    else:
+        print(formats.render_github(run))
+    return run.exit_code
+
+
+def parser() -> argparse.ArgumentParser:
+    """The plain parser for ``skillkit check`` (same options as the typer command)."""
+    check = argparse.ArgumentParser(prog="skillkit check", add_help=False)
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--format", dest="output_format", default="text")
+    check.add_argument("--strict", action="store_true")
+    check.add_argument("--select", action="append")
+    check.add_argument("--ignore", action="append")
+    check.add_argument("--fix", action="store_true")
+    check.add_argument("--hosts", action="store_true")
+    check.add_argument("--config")
+    return check
+
+
+def main(argv: Sequence[str]) -> int:
+    """Parse ``argv`` (the words after ``check``) and run :func:`execute`."""
+    options = parser().parse_args(list(argv))
+    return execute(
+        options.paths,
+        output_format=options.output_format,
+        strict=options.strict,
+        select=options.select,
+        ignore=options.ignore,
+        fix=options.fix,
+        hosts=options.hosts,
+        config=options.config,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,113 @@
+"""Lint one SKILL.md folder: run every manifest rule, honour suppressions, judge hosts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.compat import HostVerdict, host_verdicts
+from skillkit_core.manifest.folder import SkillFolder
+from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
+
+
+@dataclass(frozen=True)
+class FolderReport:
+    """The result of checking one folder.
+
+    ``diagnostics`` are those left after inline suppressions, sorted by file and
+    position; ``suppressed`` counts the hidden ones; ``hosts`` holds the per-consumer
+    verdicts, computed from all findings (suppressions do not make a host accept a file).
+    """
+
+    folder: SkillFolder
+    diagnostics: list[LintDiagnostic]
+    hosts: list[HostVerdict] = field(default_factory=list)
+    suppressed: int = 0
+
+
+def skill_folder_of(path: str | Path) -> Path:
+    """The skill folder for ``path``: the path itself, or the folder of a SKILL.md file."""
+    target = Path(path)
+    if target.is_file() and target.name.lower() == "skill.md":
+        return target.parent
+    return target
+
+
+def check_folder(
+    path: str | Path, rules: Iterable[Rule] | None = None, *, text: str | None = None
+) -> FolderReport:
+    """Run ``rules`` (default: every manifest rule) on the skill folder at ``path``.
+
+    ``text``, when given, is used as the SKILL.md's content instead of the file on disk
+    (an editor's unsaved buffer); the rest of the folder is read from disk.
+    """
+    if rules is None:
+        from skillkit_core.lint.registry import rules_for
+
+        rules = rules_for("manifest")
+    root = skill_folder_of(path)
+    parsed = None
+    if text is not None:
+        from skillkit_core.manifest.parse import SKILL_MD, find_skill_md, parse_skill_md
+
+        manifest = find_skill_md(root) or root / SKILL_MD
+        parsed = parse_skill_md(text, str(manifest))
+    folder = SkillFolder(root, parsed)
+    found: list[LintDiagnostic] = []
+    for rule in rules:
+        found.extend(_run(rule, folder))
+    found.sort(key=_order)
+    kept = _unsuppressed(folder, found)
+    hosts = host_verdicts(folder, found)
+    return FolderReport(folder, kept, hosts, suppressed=len(found) - len(kept))
+
+
+def check_skill_folder(path: str | Path, *, text: str | None = None) -> list[LintDiagnostic]:
+    """Every diagnostic for the SKILL.md folder at ``path`` (after inline suppressions);
+    ``text`` replaces the SKILL.md on disk, as in :func:`check_folder`."""
+    return check_folder(path, text=text).diagnostics
+
+
+def _run(rule: Rule, folder: SkillFolder) -> list[LintDiagnostic]:
+    # A rule must never take the whole check down: a crash becomes a finding that names
+    # the rule, so the user sees it and every other rule still reports.
+    try:
+        return rule.run(folder)
+    except Exception as error:
+        return [
+            rule.diagnostic(
+                f"internal error in rule {rule.id}: {type(error).__name__}: {error}",
+                file=folder.skill_md,
+                severity="error",
+            )
+        ]
+
+
+def _order(diagnostic: LintDiagnostic) -> tuple:
+    where = diagnostic.range
+    position = (where.line, where.column) if where else (-1, -1)
+    return (diagnostic.file or "", position, diagnostic.rule)
+
+
+def _unsuppressed(folder: SkillFolder, found: list[LintDiagnostic]) -> list[LintDiagnostic]:
+    cache: dict[str, Suppressions] = {folder.skill_md: folder.suppressions}
+    kept = []
+    for diagnostic in found:
+        file = diagnostic.file or folder.skill_md
+        if file not in cache:
+            cache[file] = _file_suppressions(file)
+        line = diagnostic.range.line if diagnostic.range else None
+        if not cache[file].suppresses(diagnostic.rule, line):
+            kept.append(diagnostic)
+    return kept
+
+
+def _file_suppressions(file: str) -> Suppressions:
+    try:
+        text = Path(file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return NO_SUPPRESSIONS
+    return find_suppressions(text.splitlines())

@@ -1,0 +1,243 @@
+"""``skillkit check PATH...``: turn paths into targets by kind, check each, summarise.
+
+A target is either a SKILL.md folder (kind ``manifest``) or a Python skill entry
+(kind ``workflow``: ``file.py`` or ``file.py:attr``). :func:`collect_targets` sorts the
+command line's paths into targets; :data:`CHECKERS` maps each kind to the function that
+checks one target. Python entries are collected already; wiring their checker is adding
+one entry to :data:`CHECKERS` (and, for directory walks, filling in
+:func:`find_workflow_files`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillkit_core.errors import UsageError
+from skillkit_core.lint.check_folder import FolderReport, check_folder
+from skillkit_core.lint.config import LintConfig
+from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.manifest.compat import HostVerdict
+
+TargetKind = Literal["manifest", "workflow"]
+_MANIFEST_NAMES = ("SKILL.md", "skill.md")
+# Folders a walk never enters (hidden tool folders such as .claude/ are entered: skills
+# live there).
+_SKIPPED = frozenset(
+    {
+        "node_modules",
+        "__pycache__",
+        "venv",
+        "site-packages",
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing to check: a SKILL.md folder, or a Python file with an optional attribute."""
+
+    kind: TargetKind
+    path: Path
+    attr: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How the target is shown to people."""
+        return f"{self.path}:{self.attr}" if self.attr else str(self.path)
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    """Diagnostics (before configuration filters) and host verdicts of one target."""
+
+    target: Target
+    diagnostics: list[LintDiagnostic]
+    hosts: list[HostVerdict] = field(default_factory=list)
+    suppressed: int = 0
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """Everything one ``skillkit check`` found, after configuration filters."""
+
+    reports: list[TargetReport]
+    diagnostics: list[LintDiagnostic]
+    config: LintConfig
+    suppressed: int = 0
+
+    def count(self, severity: str) -> int:
+        """How many diagnostics have ``severity``."""
+        return sum(1 for d in self.diagnostics if d.severity == severity)
+
+    @property
+    def fixable(self) -> int:
+        """How many diagnostics carry a safe fix."""
+        return sum(1 for d in self.diagnostics if d.fix is not None)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when clean, 1 on errors (or on warnings when strict)."""
+        if self.count("error") or (self.config.strict and self.count("warning")):
+            return 1
+        return 0
+
+
+def collect_targets(paths: Sequence[str]) -> list[Target]:
+    """Sort command-line ``paths`` into targets; raise :class:`UsageError` for bad ones.
+
+    A folder holding a SKILL.md is one target; any other folder is walked for SKILL.md
+    folders (``.git``, ``node_modules`` and the like skipped; a skill folder is not
+    descended into) and for Python skill files (see :func:`find_workflow_files`).
+    """
+    if not paths:
+        raise UsageError("give at least one path: a SKILL.md folder, a .py file or a folder")
+    targets: list[Target] = []
+    for raw in paths:
+        targets.extend(_targets_of(raw))
+    unique = list(dict.fromkeys(targets))
+    return unique
+
+
+def _targets_of(raw: str) -> list[Target]:
+    path_text, attr = _split_attr(raw)
+    path = Path(path_text)
+    if not path.exists():
+        raise UsageError(f"no such file or folder: {path_text}")
+    if path.is_file():
+        if path.name in _MANIFEST_NAMES:
+            return [Target("manifest", path.parent)]
+        if path.suffix == ".py":
+            return [Target("workflow", path, attr)]
+        raise UsageError(f"{path_text} is neither a SKILL.md, a .py file nor a folder")
+    if attr is not None:
+        raise UsageError(f"'{raw}': only a .py file takes an ':attr' suffix")
+    if _has_manifest(path):
+        return [Target("manifest", path)]
+    folders = find_skill_folders(path)
+    workflows = find_workflow_files(path)
+    return [Target("manifest", f) for f in folders] + [Target("workflow", f) for f in workflows]
+
+
+def _split_attr(raw: str) -> tuple[str, str | None]:
+    head, sep, tail = raw.rpartition(":")
+    if sep and head.endswith(".py") and tail.isidentifier():
+        return head, tail
+    return raw, None
+
+
+def _has_manifest(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in _MANIFEST_NAMES)
+
+
+def find_skill_folders(root: Path) -> list[Path]:
+    """Every folder under ``root`` holding a SKILL.md, sorted, without nested ones."""
+    found: list[Path] = []
+    for current, folders, names in os.walk(root):
+        if any(name in names for name in _MANIFEST_NAMES):
+            found.append(Path(current))
+            folders[:] = []
+            continue
+        folders[:] = sorted(f for f in folders if f not in _SKIPPED)
+    return sorted(found)
+
+
+def find_workflow_files(root: Path) -> list[Path]:
+    """Python skill files under ``root`` that a directory walk should check.
+
+    Hook for the workflow linter: returns nothing until Python skill checking is wired,
+    so that walking a folder never fails on ordinary Python files.
+    """
+    return []
+
+
+def _check_manifest(target: Target) -> TargetReport:
+    report: FolderReport = check_folder(target.path)
+    return TargetReport(target, report.diagnostics, report.hosts, report.suppressed)
+
+
+# How each kind of target is checked. Python skill files: add "workflow" here.
+CHECKERS: dict[TargetKind, Callable[[Target], TargetReport]] = {
+    "manifest": _check_manifest,
+}
+
+
+def check_targets(targets: Iterable[Target], config: LintConfig) -> CheckRun:
+    """Check every target and apply ``config`` (select/ignore/severity)."""
+    targets = list(targets)
+    for target in targets:
+        if target.kind not in CHECKERS:
+            raise UsageError(
+                f"{target.label}: checking Python skill files is not available in this build"
+            )
+    reports = [CHECKERS[target.kind](target) for target in targets]
+    diagnostics = [d for report in reports for d in config.apply(report.diagnostics)]
+    suppressed = sum(report.suppressed for report in reports)
+    return CheckRun(reports, diagnostics, config, suppressed)
+
+
+def check_paths(paths: Sequence[str], config: LintConfig | None = None) -> CheckRun:
+    """Collect the targets of ``paths`` and check them (the core of ``skillkit check``)."""
+    return check_targets(collect_targets(paths), config or LintConfig())
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A check run plus what ``--fix`` changed before it."""
+
+    run: CheckRun
+    fixes_applied: int = 0
+    files_fixed: tuple[str, ...] = ()
+
+
+def run_check(
+    paths: Sequence[str],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    strict: bool | None = None,
+    fix: bool = False,
+    config_file: Path | None = None,
+    max_fix_passes: int = 3,
+) -> CheckOutcome:
+    """Everything ``skillkit check`` does below the command line.
+
+    Configuration comes from ``config_file`` or the nearest pyproject.toml, then the
+    flags. With ``fix``, safe fixes are applied and the targets re-checked (a few passes,
+    since one fix can reveal another), and the final state is reported.
+    """
+    from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
+    from skillkit_core.lint.registry import RULES
+
+    if config_file is not None and not config_file.is_file():
+        raise UsageError(f"no such configuration file: {config_file}")
+    base = load_config(config_file or find_pyproject(Path.cwd()))
+    config = merged(base, select=select, ignore=ignore, strict=strict)
+    validate_patterns(config, (rule.id for rule in RULES))
+    targets = collect_targets(paths)
+    run = check_targets(targets, config)
+    applied, files = 0, set()
+    for _ in range(max_fix_passes if fix else 0):
+        if not run.fixable:
+            break
+        from skillkit_core.lint.fixing import apply_fixes
+
+        result = apply_fixes(d for d in run.diagnostics if d.fix is not None)
+        if not result.files:
+            break
+        applied += result.applied
+        files.update(result.files)
+        run = check_targets(targets, config)
+    return CheckOutcome(run, applied, tuple(sorted(files)))

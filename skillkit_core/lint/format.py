@@ -1,0 +1,354 @@
+"""Output of ``skillkit check``: text (rich, grouped by file, code frames), JSON, SARIF and
+GitHub Actions annotations, plus the host compatibility matrix.
+
+Positions in JSON are the core's (0-based lines and code-point columns, fields ``line``,
+``column``, ``end_line``, ``end_column``); text, SARIF and GitHub show 1-based ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillkit_core.lint.check_paths import CheckRun
+from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+FORMATS = ("text", "json", "sarif", "github")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+# ---------------------------------------------------------------- text
+
+
+def render_text(run: CheckRun, console: Console, *, context: int = 1) -> None:
+    """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame."""
+    from rich.text import Text
+
+    sources = _SourceCache()
+    for file, group in _by_file(run.diagnostics):
+        console.print(Text(file, style="bold underline"))
+        for diagnostic in group:
+            console.print(_headline(diagnostic))
+            if diagnostic.range is not None:
+                frame = _frame(sources.lines(diagnostic.file), diagnostic.range, context)
+                if frame is not None:
+                    console.print(frame)
+        console.print()
+    console.print(Text(summary(run), style="bold"))
+
+
+def _headline(diagnostic: LintDiagnostic) -> Any:
+    from rich.text import Text
+
+    where = diagnostic.file or "<unknown>"
+    if diagnostic.range is not None:
+        where += f":{diagnostic.range.line + 1}:{diagnostic.range.column + 1}"
+    line = Text(f"  {where}: ")
+    line.append(diagnostic.severity, style=_STYLES[diagnostic.severity])
+    line.append(f" [{diagnostic.rule}] ", style="dim")
+    line.append(diagnostic.message)
+    if diagnostic.step:
+        line.append(f" (step '{diagnostic.step}')", style="dim")
+    if diagnostic.fix is not None:
+        line.append(" (fixable)", style="green")
+    return line
+
+
+def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
+    from rich.text import Text
+
+    if not lines or where.line >= len(lines):
+        return None
+    first = max(0, where.line - context)
+    last = min(len(lines) - 1, where.line + context)
+    width = len(str(last + 1))
+    frame = Text()
+    for number in range(first, last + 1):
+        content = lines[number].replace("\t", " ")
+        marker = ">" if number == where.line else " "
+        frame.append(f"  {marker} {number + 1:>{width}} │ ", style="dim")
+        frame.append(content + "\n")
+        if number == where.line:
+            end = where.end_column if where.end_line == where.line else len(content)
+            length = max(1, min(end, len(content)) - where.column)
+            frame.append(f"    {'':>{width}} │ " + " " * where.column, style="dim")
+            frame.append("^" * length + "\n", style="bold red")
+    frame.rstrip()
+    return frame
+
+
+class _SourceCache:
+    """File lines read once per render (code frames of many diagnostics share them)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, file: str | None) -> list[str] | None:
+        if file is None:
+            return None
+        if file not in self._lines:
+            try:
+                text = Path(file).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self._lines[file] = None
+            else:
+                self._lines[file] = _LINE_BREAK.split(text.removeprefix("\ufeff"))
+        return self._lines[file]
+
+
+def summary(run: CheckRun) -> str:
+    """One line: counts by severity, files, fixable and suppressed findings."""
+    targets = len(run.reports)
+    noun = "target" if targets == 1 else "targets"
+    if not run.diagnostics:
+        text = f"No problems found in {targets} {noun}."
+    else:
+        parts = [
+            f"{run.count(s)} {s}{'s' if run.count(s) != 1 and s != 'info' else ''}"
+            for s in ("error", "warning", "info")
+            if run.count(s)
+        ]
+        text = f"Found {', '.join(parts)} in {targets} {noun}."
+    extras = []
+    if run.fixable:
+        extras.append(f"{run.fixable} fixable with --fix")
+    if run.suppressed:
+        extras.append(f"{run.suppressed} suppressed inline")
+    return text + (f" ({'; '.join(extras)})" if extras else "")
+
+
+def _by_file(diagnostics: list[LintDiagnostic]) -> Iterator[tuple[str, list[LintDiagnostic]]]:
+    groups: dict[str, list[LintDiagnostic]] = {}
+    for diagnostic in diagnostics:
+        groups.setdefault(diagnostic.file or "<unknown>", []).append(diagnostic)
+    yield from groups.items()
+
+
+# ---------------------------------------------------------------- hosts
+
+
+def render_hosts(run: CheckRun, console: Console) -> None:
+    """Print the host compatibility matrix and the reasons behind each refusal."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from skillkit_core.manifest.compat import CONSUMERS
+
+    reports = [r for r in run.reports if r.hosts]
+    if not reports:
+        console.print("No SKILL.md folders to judge.")
+        return
+    table = Table(title="Host compatibility", show_lines=False)
+    table.add_column("skill folder")
+    for consumer in CONSUMERS:
+        table.add_column(consumer.label, justify="center")
+    for report in reports:
+        cells = []
+        for verdict in report.hosts:
+            if not verdict.loads:
+                cells.append(Text("✗ no", style="bold red"))
+            elif verdict.reasons:
+                cells.append(Text("✓ with notes", style="yellow"))
+            else:
+                cells.append(Text("✓ yes", style="green"))
+        table.add_row(report.target.label, *cells)
+    console.print(table)
+    for report in reports:
+        for verdict in report.hosts:
+            for reason in verdict.reasons:
+                label = Text(f"  {report.target.label} · {verdict.consumer.label}: ", style="dim")
+                console.print(label + Text(reason))
+
+
+# ---------------------------------------------------------------- json
+
+
+def _range_json(where: SourceRange | None) -> dict[str, int] | None:
+    if where is None:
+        return None
+    return {
+        "line": where.line,
+        "column": where.column,
+        "end_line": where.end_line,
+        "end_column": where.end_column,
+    }
+
+
+def diagnostic_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
+    """A diagnostic as a JSON-ready mapping."""
+    fix = None
+    if diagnostic.fix is not None:
+        fix = {
+            "title": diagnostic.fix.title,
+            "edits": [
+                {
+                    "file": edit.file or diagnostic.file,
+                    "range": _range_json(edit.range),
+                    "new_text": edit.new_text,
+                }
+                for edit in diagnostic.fix.edits
+            ],
+        }
+    return {
+        "rule": diagnostic.rule,
+        "severity": diagnostic.severity,
+        "message": diagnostic.message,
+        "file": diagnostic.file,
+        "step": diagnostic.step,
+        "range": _range_json(diagnostic.range),
+        "fix": fix,
+    }
+
+
+def render_json(run: CheckRun, *, hosts: bool = False) -> str:
+    """The whole run as one JSON document."""
+    document: dict[str, Any] = {
+        "version": 1,
+        "diagnostics": [diagnostic_json(d) for d in run.diagnostics],
+        "summary": {
+            "targets": len(run.reports),
+            "errors": run.count("error"),
+            "warnings": run.count("warning"),
+            "info": run.count("info"),
+            "fixable": run.fixable,
+            "suppressed": run.suppressed,
+            "exit_code": run.exit_code,
+        },
+    }
+    if hosts:
+        document["hosts"] = [
+            {
+                "target": report.target.label,
+                "verdicts": [
+                    {
+                        "consumer": v.consumer.id,
+                        "label": v.consumer.label,
+                        "loads": v.loads,
+                        "reasons": list(v.reasons),
+                    }
+                    for v in report.hosts
+                ],
+            }
+            for report in run.reports
+            if report.hosts
+        ]
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- sarif
+
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render_sarif(run: CheckRun) -> str:
+    """The run as a SARIF 2.1.0 log (columns counted in Unicode code points)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from skillkit_core.lint.registry import RULES
+
+    try:
+        tool_version = version("pyskillkit")
+    except PackageNotFoundError:
+        tool_version = "0"
+    used = {d.rule for d in run.diagnostics}
+    rules = [rule for rule in RULES if rule.id in used]
+    index = {rule.id: position for position, rule in enumerate(rules)}
+    results = []
+    for diagnostic in run.diagnostics:
+        result: dict[str, Any] = {
+            "ruleId": diagnostic.rule,
+            "level": _SARIF_LEVELS[diagnostic.severity],
+            "message": {"text": diagnostic.message},
+        }
+        if diagnostic.rule in index:
+            result["ruleIndex"] = index[diagnostic.rule]
+        if diagnostic.file is not None:
+            location: dict[str, Any] = {"artifactLocation": {"uri": _uri(diagnostic.file)}}
+            if diagnostic.range is not None:
+                where = diagnostic.range
+                location["region"] = {
+                    "startLine": where.line + 1,
+                    "startColumn": where.column + 1,
+                    "endLine": where.end_line + 1,
+                    "endColumn": where.end_column + 1,
+                }
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "skillkit",
+                        "version": tool_version,
+                        "rules": [
+                            {
+                                "id": rule.id,
+                                "shortDescription": {"text": rule.summary},
+                                "fullDescription": {"text": rule.rationale},
+                                "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def _uri(file: str) -> str:
+    from urllib.parse import quote
+
+    path = Path(file)
+    if path.is_absolute():
+        return path.as_uri()
+    return quote(path.as_posix())
+
+
+# ---------------------------------------------------------------- github
+
+_GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def render_github(run: CheckRun) -> str:
+    """GitHub Actions workflow commands, one annotation per diagnostic."""
+    lines = []
+    for diagnostic in run.diagnostics:
+        properties = []
+        if diagnostic.file is not None:
+            properties.append(f"file={_escape_property(diagnostic.file)}")
+        if diagnostic.range is not None:
+            where = diagnostic.range
+            properties += [
+                f"line={where.line + 1}",
+                f"col={where.column + 1}",
+                f"endLine={where.end_line + 1}",
+                f"endColumn={where.end_column + 1}",
+            ]
+        properties.append(f"title={_escape_property(diagnostic.rule)}")
+        command = _GITHUB_COMMANDS[diagnostic.severity]
+        lines.append(f"::{command} {','.join(properties)}::{_escape_data(diagnostic.message)}")
+    lines.append(summary(run))
+    return "\n".join(lines)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,105 @@
+"""Every lint rule, in one list. Adding a rule is adding its file and one line here."""
+
+from __future__ import annotations
+
+import difflib
+
+from skillkit_core.errors import UsageError
+from skillkit_core.lint.rule import Rule, RuleTarget
+from skillkit_core.lint.rules import (
+    manifest_allowed_tools_broad,
+    manifest_body_too_long,
+    manifest_body_too_many_tokens,
+    manifest_broken_link,
+    manifest_claude_code_field,
+    manifest_compatibility_length,
+    manifest_description_length,
+    manifest_dynamic_context_security,
+    manifest_frontmatter_delimiters,
+    manifest_frontmatter_duplicate_key,
+    manifest_frontmatter_invalid_yaml,
+    manifest_frontmatter_not_mapping,
+    manifest_link_outside_skill,
+    manifest_listing_too_long,
+    manifest_metadata_string_map,
+    manifest_missing_file_reference,
+    manifest_name_folder_mismatch,
+    manifest_name_format,
+    manifest_non_portable_key,
+    manifest_reference_depth,
+    manifest_required_field,
+    manifest_script_interpreter_mismatch,
+    manifest_script_not_executable,
+    manifest_script_security,
+    manifest_script_shebang,
+    manifest_secret_literal,
+    manifest_skill_md_filename,
+    manifest_skill_md_missing,
+    manifest_skill_md_unreadable,
+    manifest_undeclared_argument,
+    manifest_unknown_key,
+    manifest_yaml_not_strict,
+    manifest_yaml_typed_scalar,
+)
+
+RULES: tuple[Rule, ...] = (
+    # SKILL.md: the Agent Skills specification
+    manifest_skill_md_missing.RULE,
+    manifest_skill_md_unreadable.RULE,
+    manifest_frontmatter_delimiters.RULE,
+    manifest_frontmatter_invalid_yaml.RULE,
+    manifest_frontmatter_not_mapping.RULE,
+    manifest_frontmatter_duplicate_key.RULE,
+    manifest_required_field.RULE,
+    manifest_name_format.RULE,
+    manifest_name_folder_mismatch.RULE,
+    manifest_description_length.RULE,
+    manifest_compatibility_length.RULE,
+    manifest_metadata_string_map.RULE,
+    manifest_unknown_key.RULE,
+    # SKILL.md: beyond the specification
+    manifest_skill_md_filename.RULE,
+    manifest_non_portable_key.RULE,
+    manifest_yaml_typed_scalar.RULE,
+    manifest_yaml_not_strict.RULE,
+    manifest_broken_link.RULE,
+    manifest_link_outside_skill.RULE,
+    manifest_missing_file_reference.RULE,
+    manifest_reference_depth.RULE,
+    manifest_body_too_long.RULE,
+    manifest_body_too_many_tokens.RULE,
+    manifest_script_shebang.RULE,
+    manifest_script_not_executable.RULE,
+    manifest_script_interpreter_mismatch.RULE,
+    manifest_undeclared_argument.RULE,
+    manifest_claude_code_field.RULE,
+    manifest_listing_too_long.RULE,
+    manifest_allowed_tools_broad.RULE,
+    manifest_script_security.RULE,
+    manifest_dynamic_context_security.RULE,
+    manifest_secret_literal.RULE,
+    # Workflow (Python skill definition) rules go below.
+)
+
+_BY_ID = {rule.id: rule for rule in RULES}
+
+
+class UnknownRuleError(UsageError):
+    """A rule id given on the command line or in configuration does not exist."""
+
+    code = "unknown-rule"
+
+
+def get_rule(rule_id: str) -> Rule:
+    """The rule with ``rule_id``; raises :class:`UnknownRuleError` naming close ids."""
+    rule = _BY_ID.get(rule_id)
+    if rule is not None:
+        return rule
+    close = difflib.get_close_matches(rule_id, _BY_ID, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; 'skillkit rules' lists them"
+    raise UnknownRuleError(f"unknown lint rule '{rule_id}'{hint}")
+
+
+def rules_for(target: RuleTarget) -> tuple[Rule, ...]:
+    """The rules that check ``target`` (``manifest`` or ``workflow``), in registry order."""
+    return tuple(rule for rule in RULES if rule.target == target)

@@ -1,0 +1,84 @@
+"""allowed-tools-broad: ``allowed-tools`` does not pre-approve every shell command."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.folder import SkillFolder
+
+_BROAD = re.compile(r"\*|Bash|Bash\(\s*:?\s*\*+\s*\)|PowerShell|PowerShell\(\s*:?\s*\*+\s*\)")
+
+
+def split_tools(text: str) -> list[tuple[str, int]]:
+    """Tool entries of an allowed-tools string with their offsets.
+
+    Entries are separated by spaces or commas outside parentheses, so
+    ``Bash(git diff:*)`` stays one entry.
+    """
+    entries: list[tuple[str, int]] = []
+    depth, start = 0, None
+    for index, char in enumerate(text + " "):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (char.isspace() or char == ","):
+            if start is not None:
+                entries.append((text[start:index], start))
+                start = None
+        elif start is None:
+            start = index
+    return entries
+
+
+def _entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange]]:
+    span = folder.span("allowed-tools")
+    value = folder.frontmatter.get("allowed-tools")
+    if span is None:
+        return
+    if isinstance(value, list):
+        for item, where in zip(value, span.items, strict=False):
+            if isinstance(item, str):
+                yield item.strip(), where
+        return
+    if not isinstance(value, str):
+        return
+    where = span.value_range
+    line_text = folder.lines[where.line] if where.line < len(folder.lines) else ""
+    for entry, _offset in split_tools(value):
+        column = line_text.find(entry, where.column)
+        if where.line == where.end_line and column >= 0:
+            yield entry, SourceRange(where.line, column, where.line, column + len(entry))
+        else:
+            yield entry, where
+
+
+def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
+    if not folder.exists or not folder.frontmatter_ok:
+        return
+    for entry, where in _entries(folder):
+        if _BROAD.fullmatch(entry):
+            yield RULE.diagnostic(
+                f"'{entry}' pre-approves every command; name the commands the skill needs, "
+                "such as Bash(git diff:*)",
+                range=where,
+                file=folder.skill_md,
+            )
+
+
+RULE = Rule(
+    id="allowed-tools-broad",
+    severity="warning",
+    summary="allowed-tools pre-approves any shell command (Bash, Bash(*)).",
+    rationale=(
+        "Tools in allowed-tools run without asking the user while the skill is active; an "
+        "unrestricted shell turns any instruction the skill carries into a command."
+    ),
+    bad="allowed-tools: Read Bash",
+    good="allowed-tools: Read Bash(git diff:*) Bash(git log:*)",
+    check=_check,
+    target="manifest",
+)

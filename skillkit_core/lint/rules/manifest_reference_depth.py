@@ -1,0 +1,83 @@
+"""reference-depth: files SKILL.md links to do not link on to further reference files."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+
+from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.folder import SkillFolder
+from skillkit_core.manifest.links import local_target, mention_path
+from skillkit_core.manifest.markdown import MarkdownScan, scan_markdown
+
+_MAX_REFERENCE_BYTES = 512 * 1024
+
+
+def _markdown_targets(
+    folder: SkillFolder, scan: MarkdownScan, base: str
+) -> Iterator[tuple[str, SourceRange]]:
+    """(folder-relative path, range) of each markdown file ``scan`` links to or names."""
+    for link in scan.links:
+        target = local_target(link.target)
+        if target is None or target.absolute:
+            continue
+        joined = target.path if target.from_root else posixpath.join(base, target.path)
+        relative = folder.inside(joined)
+        if relative is not None:
+            yield relative, link.range
+    for mention in scan.mentions:
+        relative = folder.inside(mention_path(mention.path))
+        if relative is not None:
+            yield relative, mention.range
+
+
+def _is_reference(folder: SkillFolder, relative: str, manifest: str) -> bool:
+    return relative.lower().endswith(".md") and relative != manifest and folder.is_file(relative)
+
+
+def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
+    if not folder.exists:
+        return
+    manifest = Path(folder.skill_md).name
+    first_level = {
+        relative
+        for relative, _ in _markdown_targets(folder, folder.body_scan, "")
+        if _is_reference(folder, relative, manifest)
+    }
+    sizes = {file.relative: file for file in folder.files}
+    for reference in sorted(first_level):
+        file = sizes.get(reference)
+        if file is None or file.size > _MAX_REFERENCE_BYTES:
+            continue
+        text = folder.read_text(file) or ""
+        seen: set[str] = set()
+        base = posixpath.dirname(reference)
+        for relative, where in _markdown_targets(folder, scan_markdown(text.splitlines()), base):
+            if relative in (reference, *first_level) or relative in seen:
+                continue
+            if not _is_reference(folder, relative, manifest):
+                continue
+            seen.add(relative)
+            yield RULE.diagnostic(
+                f"{reference} links on to {relative}; keep references one level deep from "
+                "SKILL.md (link it from SKILL.md instead)",
+                range=where,
+                file=str(folder.root / reference),
+            )
+
+
+RULE = Rule(
+    id="reference-depth",
+    severity="warning",
+    summary="A reference file links to another reference that SKILL.md does not link.",
+    rationale=(
+        "Agents read references on demand and often only partly; a chain SKILL.md -> a.md "
+        "-> b.md hides b.md two hops away. Link every reference from SKILL.md directly."
+    ),
+    bad="SKILL.md -> references/guide.md -> references/details.md",
+    good="SKILL.md -> references/guide.md and SKILL.md -> references/details.md",
+    check=_check,
+    target="manifest",
+)

@@ -1,0 +1,173 @@
+"""Will this SKILL.md load? One verdict per consumer, with the reasons, as data.
+
+Consumers differ in what they accept: the strict spec validator (the reference
+``skills-ref`` tool) uses a strict YAML subset and only the specification's keys;
+claude.ai / API upload also restricts names to ASCII and forbids reserved words and XML
+tags; Claude Code reads its own extension keys and treats ``name`` as optional; VS Code
+and Codex require ``name`` and ``description`` and ignore keys they do not know.
+
+Verdicts are computed from the lint diagnostics of the folder plus the parsed SKILL.md,
+so they never disagree with what ``skillkit check`` reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.manifest.folder import SkillFolder
+from skillkit_core.manifest.spec import (
+    ASCII_NAME,
+    DESCRIPTION_MAX,
+    NAME_MAX,
+    RESERVED_NAME_WORDS,
+    SPEC_KEYS,
+    XML_TAG,
+)
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A program that reads skill folders: ``id`` for machines, ``label`` for people."""
+
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class HostVerdict:
+    """Whether ``consumer`` loads the skill; ``reasons`` say why not (or what it drops)."""
+
+    consumer: Consumer
+    loads: bool
+    reasons: tuple[str, ...] = ()
+
+
+SPEC = Consumer("spec", "strict spec validator")
+CLAUDE_API = Consumer("claude-api", "claude.ai / API upload")
+CLAUDE_CODE = Consumer("claude-code", "Claude Code")
+VSCODE = Consumer("vscode", "VS Code")
+CODEX = Consumer("codex", "Codex")
+CONSUMERS: tuple[Consumer, ...] = (SPEC, CLAUDE_API, CLAUDE_CODE, VSCODE, CODEX)
+
+# Diagnostics that stop every consumer: no file, no frontmatter, broken YAML.
+_FATAL_RULES = frozenset(
+    {
+        "skill-md-missing",
+        "frontmatter-delimiters",
+        "frontmatter-invalid-yaml",
+        "frontmatter-not-mapping",
+    }
+)
+# Spec rules whose errors make the strict validator refuse the folder.
+_SPEC_ERROR_RULES = frozenset(
+    {
+        "skill-md-unreadable",
+        "frontmatter-duplicate-key",
+        "required-field",
+        "name-format",
+        "name-folder-mismatch",
+        "description-length",
+        "compatibility-length",
+        "metadata-string-map",
+    }
+)
+
+
+def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) -> list[HostVerdict]:
+    """One :class:`HostVerdict` per consumer in :data:`CONSUMERS` order."""
+    found = [d for d in diagnostics if d.file is None or d.file == folder.skill_md]
+    fatal = [d for d in found if d.rule in _FATAL_RULES and d.severity == "error"]
+    if fatal:
+        reasons = tuple(_reason(d) for d in fatal)
+        return [HostVerdict(consumer, False, reasons) for consumer in CONSUMERS]
+    return [verdict(folder, found) for verdict in _VERDICTS]
+
+
+def spec_verdict(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) -> HostVerdict:
+    """The strict spec validator's verdict alone."""
+    return host_verdicts(folder, diagnostics)[0]
+
+
+def _reason(diagnostic: LintDiagnostic) -> str:
+    where = f"line {diagnostic.range.line + 1}: " if diagnostic.range else ""
+    return f"{where}{diagnostic.message} [{diagnostic.rule}]"
+
+
+def _errors(found: list[LintDiagnostic], rules: frozenset[str]) -> list[str]:
+    return [_reason(d) for d in found if d.rule in rules and d.severity == "error"]
+
+
+def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    reasons = _errors(found, _SPEC_ERROR_RULES)
+    extra = sorted(set(folder.parsed.fields) - SPEC_KEYS)
+    if extra:
+        reasons.append(f"keys outside the specification: {', '.join(extra)}")
+    if folder.parsed.had_bom:
+        reasons.append("the file starts with a byte-order mark instead of '---'")
+    kinds = sorted({f.kind for f in folder.parsed.yaml_features})
+    if kinds:
+        reasons.append(f"YAML its strict parser refuses: {', '.join(kinds)}")
+    return HostVerdict(SPEC, not reasons, tuple(reasons))
+
+
+def _claude_api(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    reasons = _errors(found, _SPEC_ERROR_RULES - {"name-folder-mismatch"})
+    name = folder.text_value("name") or ""
+    description = folder.text_value("description") or ""
+    if name and not ASCII_NAME.fullmatch(name):
+        reasons.append(f"name '{name}' must use only a-z, 0-9 and single hyphens")
+    for word in RESERVED_NAME_WORDS:
+        if word in name.lower():
+            reasons.append(f"name must not contain the reserved word '{word}'")
+    for key, value in (("name", name), ("description", description)):
+        if XML_TAG.search(value):
+            reasons.append(f"{key} must not contain XML tags")
+    extra = sorted(set(folder.parsed.fields) - SPEC_KEYS)
+    if extra:
+        reasons.append(f"upload accepts only the specification's keys; found {', '.join(extra)}")
+    return HostVerdict(CLAUDE_API, not reasons, tuple(reasons))
+
+
+def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    if any(d.rule == "skill-md-unreadable" and d.severity == "error" for d in found):
+        return HostVerdict(
+            CLAUDE_CODE, False, tuple(_errors(found, frozenset({"skill-md-unreadable"})))
+        )
+    notes = _errors(found, frozenset({"claude-code-field"}))
+    if not (folder.text_value("description") or "").strip():
+        notes.append("no description: Claude cannot pick the skill by itself (only /name works)")
+    notes += [_reason(d) for d in found if d.rule == "listing-too-long"]
+    return HostVerdict(CLAUDE_CODE, True, tuple(notes))
+
+
+def _requires_name_and_description(
+    consumer: Consumer, folder: SkillFolder, found: list[LintDiagnostic], *, folder_match: bool
+) -> HostVerdict:
+    rules = {"skill-md-unreadable", "required-field", "name-format", "description-length"}
+    if folder_match:
+        rules.add("name-folder-mismatch")
+    reasons = _errors(found, frozenset(rules))
+    name = folder.text_value("name") or ""
+    description = folder.text_value("description") or ""
+    if len(name) > NAME_MAX or len(description) > DESCRIPTION_MAX:
+        reasons.append("name or description over its length limit")
+    return HostVerdict(consumer, not reasons, tuple(dict.fromkeys(reasons)))
+
+
+def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    return _requires_name_and_description(VSCODE, folder, found, folder_match=True)
+
+
+def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    return _requires_name_and_description(CODEX, folder, found, folder_match=False)
+
+
+_VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...] = (
+    _spec,
+    _claude_api,
+    _claude_code,
+    _vscode,
+    _codex,
+)

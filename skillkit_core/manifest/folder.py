@@ -1,0 +1,237 @@
+"""A skill folder as the SKILL.md rules see it: the parsed SKILL.md plus lazily computed
+views of the folder (its files, scripts, body scan), each computed once per check.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.markdown import (
+    MarkdownScan,
+    Suppressions,
+    find_suppressions,
+    scan_markdown,
+)
+from skillkit_core.manifest.parse import SKILL_MD, FieldSpan, ParsedSkillMd, read_skill_md
+
+# Listing a folder stops after this many files (a skill folder is small; a mistaken
+# target such as a home directory must not hang the check).
+MAX_FILES = 5000
+SKIPPED_FOLDERS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
+# Text files above this size are not scanned for secrets.
+MAX_SCAN_BYTES = 1024 * 1024
+
+OPENING_LINE = SourceRange(0, 0, 0, 3)
+
+_YAML_TYPES = {
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "a boolean",
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
+@dataclass(frozen=True)
+class FolderFile:
+    """A file inside the skill folder: its ``/``-separated path relative to the folder,
+    its full path and its stat."""
+
+    relative: str
+    path: str
+    mode: int
+    size: int
+
+
+class SkillFolder:
+    """The target of ``manifest`` rules: one folder that should hold a SKILL.md.
+
+    ``root`` is the folder; ``parsed`` its SKILL.md; ``skill_md`` the path diagnostics
+    name (as given by the caller, not resolved).
+    """
+
+    def __init__(self, root: str | Path, parsed: ParsedSkillMd | None = None) -> None:
+        self.root = Path(root)
+        self.parsed = parsed if parsed is not None else read_skill_md(self.root)
+        self.skill_md = self.parsed.path or str(self.root / SKILL_MD)
+        self._texts: dict[str, str | None] = {}
+
+    @property
+    def folder_name(self) -> str:
+        """The folder's own name (of the resolved path, so ``.`` works)."""
+        return self.root.name or self.root.resolve().name
+
+    @property
+    def exists(self) -> bool:
+        """True when a SKILL.md (or skill.md) was found and read."""
+        return self.parsed.problem("missing-file") is None
+
+    @property
+    def frontmatter_ok(self) -> bool:
+        """True when the frontmatter is a mapping whose keys could be read."""
+        parsed = self.parsed
+        if not parsed.has_frontmatter:
+            return False
+        fatal = {"not-a-mapping", "too-complex"}
+        if any(p.code in fatal for p in parsed.problems):
+            return False
+        return bool(parsed.fields) or not any(p.code == "invalid-yaml" for p in parsed.problems)
+
+    @property
+    def frontmatter(self) -> dict[str, Any]:
+        """The parsed frontmatter mapping."""
+        return self.parsed.frontmatter
+
+    def span(self, key: str) -> FieldSpan | None:
+        """Where top-level ``key`` is written, if it is."""
+        return self.parsed.fields.get(key)
+
+    def key_range(self, key: str) -> SourceRange:
+        """The range of ``key``; the opening delimiter when the key is absent."""
+        span = self.span(key)
+        return span.key_range if span else OPENING_LINE
+
+    def value_range(self, key: str) -> SourceRange:
+        """The range of ``key``'s value; the opening delimiter when the key is absent."""
+        span = self.span(key)
+        return span.value_range if span else OPENING_LINE
+
+    def text_value(self, key: str) -> str | None:
+        """``key``'s value as text, the way a string-only YAML reader sees it.
+
+        A string is returned as is; a plain scalar that YAML types as a number, boolean,
+        date or null is returned as written (``1.0``, ``yes``); lists, mappings and absent
+        keys give ``None``.
+        """
+        span = self.span(key)
+        if span is None or key not in self.frontmatter:
+            return None
+        value = self.frontmatter[key]
+        if isinstance(value, str):
+            return value
+        return span.scalar
+
+    @staticmethod
+    def yaml_type(span: FieldSpan) -> str | None:
+        """How implicit-typing YAML parsers read a plain scalar, when not as a string."""
+        if span.style != "plain":
+            return None
+        return _YAML_TYPES.get(span.tag)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """SKILL.md's lines without line breaks."""
+        return self.parsed.lines
+
+    @cached_property
+    def body_scan(self) -> MarkdownScan:
+        """Links, file mentions, code and dynamic commands of the body."""
+        start = self.parsed.body_start_line
+        return scan_markdown(self.lines[start:], start)
+
+    @cached_property
+    def suppressions(self) -> Suppressions:
+        """The ``skillkit: ignore[...]`` markers in SKILL.md."""
+        return find_suppressions(self.lines)
+
+    @cached_property
+    def files(self) -> list[FolderFile]:
+        """Every regular file under the folder (sorted, bounded, junk folders skipped)."""
+        found: list[FolderFile] = []
+        self._folders: set[str] = {""}
+        pending = [("", str(self.root))]
+        while pending and len(found) < MAX_FILES:
+            relative_dir, current = pending.pop()
+            try:
+                entries = sorted(os.scandir(current), key=lambda entry: entry.name)
+            except OSError:
+                continue
+            for entry in entries:
+                relative = f"{relative_dir}{entry.name}"
+                try:
+                    if entry.is_dir():
+                        if entry.name not in SKIPPED_FOLDERS:
+                            self._folders.add(relative)
+                            pending.append((relative + "/", entry.path))
+                        continue
+                    info = entry.stat()
+                except OSError:
+                    continue
+                if _is_regular(info.st_mode):
+                    found.append(FolderFile(relative, entry.path, info.st_mode, info.st_size))
+        found.sort(key=lambda file: file.relative)
+        self._complete = len(found) < MAX_FILES
+        return found[:MAX_FILES]
+
+    @cached_property
+    def _file_names(self) -> frozenset[str]:
+        return frozenset(file.relative for file in self.files)
+
+    def has_path(self, relative: str) -> bool:
+        """True when ``relative`` (as :meth:`inside` returns it) is a file or folder here."""
+        names = self._file_names
+        if relative in names or relative in self._folders:
+            return True
+        return not self._complete and os.path.exists(os.path.join(self.root, relative))
+
+    def is_file(self, relative: str) -> bool:
+        """True when ``relative`` (as :meth:`inside` returns it) is a file here."""
+        if relative in self._file_names:
+            return True
+        return not self._complete and os.path.isfile(os.path.join(self.root, relative))
+
+    @cached_property
+    def scripts(self) -> list[FolderFile]:
+        """Files directly inside ``scripts/`` (the entry points an agent runs)."""
+        return [
+            f
+            for f in self.files
+            if f.relative.startswith("scripts/") and f.relative.count("/") == 1
+        ]
+
+    def read_text(self, file: FolderFile) -> str | None:
+        """A folder file's text, or ``None`` when it is large, binary or unreadable.
+
+        Read once per check: several rules look at the same scripts."""
+        if file.relative not in self._texts:
+            self._texts[file.relative] = self._read(file)
+        return self._texts[file.relative]
+
+    @staticmethod
+    def _read(file: FolderFile) -> str | None:
+        if file.size > MAX_SCAN_BYTES:
+            return None
+        try:
+            with open(file.path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        if b"\x00" in data[:8192]:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def display(self, file: FolderFile) -> str:
+        """The path diagnostics use for a folder file."""
+        return str(self.root / file.relative)
+
+    @staticmethod
+    def inside(relative: str) -> str | None:
+        """``relative`` normalised (``a/../b`` to ``b``), or ``None`` when it leaves the
+        folder. Lexical on purpose: the check runs on hundreds of links, and a symlink
+        that escapes is the runtime's business, not a lint finding."""
+        normal = posixpath.normpath(relative.replace("\\", "/"))
+        if normal == ".." or normal.startswith("../") or normal.startswith("/"):
+            return None
+        return "" if normal == "." else normal
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)

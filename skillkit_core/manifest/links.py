@@ -1,0 +1,49 @@
+"""Turning link targets and file mentions of a SKILL.md into paths inside the skill."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_ROOT_PREFIX = re.compile(r"^(?:\{baseDir\}|\$\{?CLAUDE_SKILL_DIR\}?)/")
+
+
+@dataclass(frozen=True)
+class LocalTarget:
+    """A link target that names a file: ``path`` as written, minus fragment and prefixes.
+
+    ``absolute`` marks targets starting at the file-system root (``/x``, ``C:\\x``);
+    ``from_root`` marks targets written relative to the skill root (``{baseDir}/x``).
+    """
+
+    path: str
+    absolute: bool = False
+    from_root: bool = False
+
+
+def local_target(target: str) -> LocalTarget | None:
+    """The file a link target points at, or ``None`` for URLs, anchors and placeholders."""
+    target = target.strip()
+    if not target or target.startswith(("#", "?")):
+        return None
+    from_root = bool(_ROOT_PREFIX.match(target))
+    if from_root:
+        target = _ROOT_PREFIX.sub("", target)
+    if len(target) > 2 and target[1] == ":" and target[2] in "\\/":
+        return LocalTarget(target, absolute=True)
+    if _SCHEME.match(target) or "{" in target or "<" in target:
+        return None
+    path = unquote(re.split(r"[#?]", target, maxsplit=1)[0])
+    if not path:
+        return None
+    if path.startswith(("/", "\\", "~")):
+        return LocalTarget(path, absolute=True)
+    return LocalTarget(path, from_root=from_root)
+
+
+def mention_path(mention: str) -> str:
+    """A file mention with its ``{baseDir}/``, ``${CLAUDE_SKILL_DIR}/`` or ``./`` dropped."""
+    mention = _ROOT_PREFIX.sub("", mention)
+    return mention[2:] if mention.startswith("./") else mention

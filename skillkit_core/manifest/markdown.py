@@ -1,0 +1,203 @@
+"""A light scan of markdown text: fenced code, inline code, links, file mentions,
+dynamic-context commands and suppression comments, each with its position.
+
+Not a full CommonMark parser: it recognises what the SKILL.md rules need, line by line,
+in one pass, so checking hundreds of skills stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from skillkit_core.lint.diagnostic import SourceRange
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(
+    r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]"  # [text] (one level of nested brackets)
+    r"\(\s*(<[^>\n]*>|[^)\s]+)"  # (target or <target>
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"  # optional "title")
+)
+_REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)")
+_DYNAMIC_INLINE = re.compile(r"!`([^`\n]+)`")
+_SUPPRESS = re.compile(r"skillkit:\s*ignore(-file)?(?:\[([^\]]*)\])?")
+_COMMENT_ONLY = re.compile(r"^\s*(?:<!--.*-->|#.*)\s*$")
+_FILE_MENTION = re.compile(
+    r"(?:(?<=[\s`'\"(=])|^)"
+    r"((?:\{baseDir\}/|\$\{?CLAUDE_SKILL_DIR\}?/|\./)?"
+    r"(?:scripts|references|assets)/[\w.\-/]*[\w\-])"
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A markdown link or image target; ``range`` covers the target text."""
+
+    target: str
+    range: SourceRange
+    image: bool = False
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A path under ``scripts/``, ``references/`` or ``assets/`` named in the text."""
+
+    path: str
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``!`command``` (or a line of a ````!`` block) run before the skill loads."""
+
+    text: str
+    range: SourceRange
+
+
+@dataclass
+class MarkdownScan:
+    """What :func:`scan_markdown` found; line numbers are those of the whole file."""
+
+    code_lines: set[int] = field(default_factory=set)
+    links: list[Link] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    inline_code: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
+    """Scan ``lines`` (markdown without line breaks) whose first line is ``first_line``."""
+    scan = MarkdownScan()
+    fence: str | None = None
+    dynamic_block = False
+    for index, text in enumerate(lines):
+        line = first_line + index
+        opener = _FENCE.match(text)
+        if fence is not None:
+            if _closes(opener, fence):
+                fence = None
+                continue
+            scan.code_lines.add(line)
+            if dynamic_block and text.strip():
+                start = len(text) - len(text.lstrip())
+                where = SourceRange(line, start, line, len(text))
+                scan.commands.append(Command(text.strip(), where))
+            _mentions(scan, text, line, ())
+            continue
+        if opener:
+            fence = opener.group(1)
+            dynamic_block = opener.group(2).strip().startswith("!")
+            scan.code_lines.add(line)
+            continue
+        _scan_prose_line(scan, text, line)
+    return scan
+
+
+def _closes(opener: re.Match[str] | None, fence: str) -> bool:
+    if opener is None or opener.group(2).strip():
+        return False
+    marker = opener.group(1)
+    return marker[0] == fence[0] and len(marker) >= len(fence)
+
+
+def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
+    # Cheap character tests first: most prose lines hold no code, link or path at all.
+    spans: list[tuple[int, int]] = []
+    if "`" in text:
+        spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
+        if spans:
+            scan.inline_code[line] = spans
+        if "!`" in text:
+            for match in _DYNAMIC_INLINE.finditer(text):
+                where = SourceRange(line, match.start(1), line, match.end(1))
+                scan.commands.append(Command(match.group(1), where))
+    taken: list[tuple[int, int]] = []
+    if "](" in text:
+        for match in _LINK.finditer(text):
+            if _inside(match.start(), spans):
+                continue
+            target_start, target_end = match.start(1), match.end(1)
+            target = match.group(1)
+            if target.startswith("<"):
+                target, target_start, target_end = target[1:-1], target_start + 1, target_end - 1
+            scan.links.append(
+                Link(
+                    target,
+                    SourceRange(line, target_start, line, target_end),
+                    image=match.group(0).startswith("!"),
+                )
+            )
+            taken.append((match.start(), match.end()))
+    if "]:" in text:
+        definition = _REF_DEFINITION.match(text)
+        if definition:
+            target = definition.group(1).strip("<>")
+            start = definition.start(1) + (1 if definition.group(1).startswith("<") else 0)
+            scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
+            taken.append((definition.start(), definition.end()))
+    _mentions(scan, text, line, taken)
+
+
+def _mentions(scan: MarkdownScan, text: str, line: int, taken: list | tuple) -> None:
+    if "/" not in text:
+        return
+    for match in _FILE_MENTION.finditer(text):
+        if _inside(match.start(1), taken):
+            continue
+        path = match.group(1)
+        scan.mentions.append(Mention(path, SourceRange(line, match.start(1), line, match.end(1))))
+
+
+def _inside(position: int, spans: list | tuple) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+@dataclass(frozen=True)
+class Suppressions:
+    """``skillkit: ignore[...]`` markers of one file.
+
+    ``by_line`` maps a 0-based line to the rule ids suppressed there (``"*"`` for all);
+    ``file_wide`` holds ids suppressed in the whole file (``ignore-file[...]``).
+    """
+
+    by_line: dict[int, frozenset[str]]
+    file_wide: frozenset[str]
+
+    def suppresses(self, rule: str, line: int | None) -> bool:
+        """True when a marker hides ``rule`` on ``line`` (``None``: file-level findings)."""
+        if rule in self.file_wide or "*" in self.file_wide:
+            return True
+        if line is None:
+            return False
+        ids = self.by_line.get(line, frozenset())
+        return rule in ids or "*" in ids
+
+
+NO_SUPPRESSIONS = Suppressions({}, frozenset())
+
+
+def find_suppressions(lines: list[str]) -> Suppressions:
+    """Collect markers; a comment alone on its line also covers the next line."""
+    by_line: dict[int, set[str]] = {}
+    file_wide: set[str] = set()
+    for line, text in enumerate(lines):
+        if "skillkit" not in text:
+            continue
+        for match in _SUPPRESS.finditer(text):
+            ids = _ids(match.group(2))
+            if match.group(1):
+                file_wide |= ids
+                continue
+            by_line.setdefault(line, set()).update(ids)
+            if _COMMENT_ONLY.match(text):
+                by_line.setdefault(line + 1, set()).update(ids)
+    if not by_line and not file_wide:
+        return NO_SUPPRESSIONS
+    return Suppressions({k: frozenset(v) for k, v in by_line.items()}, frozenset(file_wide))
+
+
+def _ids(text: str | None) -> set[str]:
+    if text is None:
+        return {"*"}
+    return {part.strip() for part in text.split(",") if part.strip()}

@@ -1,0 +1,533 @@
+"""Parse a SKILL.md into frontmatter, body and source positions, never raising.
+
+Every problem the text has (no frontmatter, an unclosed one, invalid YAML, a frontmatter
+that is not a mapping, duplicate keys, undecodable bytes) is returned as a
+:class:`ParseProblem` with its position, so the linter, the language server and the
+runtime can each decide what a problem means for them.
+
+Positions are :class:`~skillkit_core.lint.diagnostic.SourceRange` values: 0-based lines
+and code-point columns in the text *after* a leading byte-order mark is dropped. Lines
+end at ``\\n``, ``\\r\\n`` or ``\\r`` (what editors count), not at the extra breaks YAML
+knows; YAML marks are therefore mapped through their character index, not their line.
+
+PyYAML is imported only when a frontmatter is actually parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillkit_core.lint.diagnostic import SourceRange
+
+if TYPE_CHECKING:
+    import yaml
+
+SKILL_MD = "SKILL.md"
+# Read at most this much of a SKILL.md; a bigger file is reported and truncated.
+MAX_BYTES = 4 * 1024 * 1024
+# A frontmatter with more YAML nodes than this (alias bombs, generated junk) is refused.
+MAX_NODES = 20_000
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_DELIMITER = re.compile(r"---[ \t]*")
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """One reason the SKILL.md could not be read as the format requires.
+
+    ``code`` is one of: ``missing-file``, ``unreadable``, ``too-large``, ``not-utf8``,
+    ``no-frontmatter``, ``unclosed-frontmatter``, ``invalid-yaml``, ``not-a-mapping``,
+    ``duplicate-key``, ``too-complex``.
+    """
+
+    code: str
+    message: str
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class FieldSpan:
+    """Where one frontmatter key and its value sit in the file.
+
+    ``style`` describes how the value was written: ``plain``, ``single``, ``double``,
+    ``literal`` (``|``), ``folded`` (``>``), ``block`` (an indented mapping or list),
+    ``flow`` (``[...]`` / ``{...}``) or ``empty`` (no value). ``children`` holds the spans
+    of a mapping value's keys (e.g. ``metadata``), ``items`` the ranges of a list's items.
+    ``scalar`` is a scalar value's text before YAML typed it (``1.0`` for ``v: 1.0``) and
+    ``tag`` the YAML tag it resolved to (``tag:yaml.org,2002:float``); ``kind`` is
+    ``scalar``, ``mapping`` or ``list``.
+    """
+
+    key: str
+    key_range: SourceRange
+    value_range: SourceRange
+    style: str
+    children: dict[str, FieldSpan] = field(default_factory=dict)
+    items: tuple[SourceRange, ...] = ()
+    scalar: str | None = None
+    tag: str = ""
+    kind: str = "scalar"
+
+
+@dataclass(frozen=True)
+class YamlFeature:
+    """A YAML construct that strict parsers refuse: ``flow``, ``anchor``, ``alias``, ``tag``."""
+
+    kind: str
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class ParsedSkillMd:
+    """A SKILL.md split into its parts, with positions and problems as data.
+
+    ``frontmatter`` is the parsed mapping (empty when there is none or it is invalid);
+    ``fields`` maps each top-level key to its :class:`FieldSpan`; ``body`` is the text after
+    the closing delimiter (the whole text when there is no frontmatter) and starts at line
+    ``body_start_line``. ``yaml_start_line`` is the line of the first YAML line and
+    ``frontmatter_end_line`` the line of the closing ``---`` (``None`` when absent).
+    """
+
+    path: str | None
+    text: str
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, FieldSpan] = field(default_factory=dict)
+    body: str = ""
+    body_start_line: int = 0
+    has_frontmatter: bool = False
+    yaml_text: str = ""
+    yaml_start_line: int = 1
+    frontmatter_end_line: int | None = None
+    duplicate_keys: tuple[FieldSpan, ...] = ()
+    yaml_features: tuple[YamlFeature, ...] = ()
+    problems: tuple[ParseProblem, ...] = ()
+    had_bom: bool = False
+    line_starts: tuple[int, ...] = (0,)
+
+    @property
+    def ok(self) -> bool:
+        """True when the file has a well-formed frontmatter mapping."""
+        return not self.problems
+
+    @property
+    def lines(self) -> list[str]:
+        """The text's lines without their line breaks (editor line numbering)."""
+        return _LINE_BREAK.split(self.text)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """Map a character offset in ``text`` to a 0-based (line, column)."""
+        return _position(self.line_starts, offset)
+
+    def span(self, start: int, end: int) -> SourceRange:
+        """A :class:`SourceRange` for the character offsets ``start``..``end`` of ``text``."""
+        return _span(self.line_starts, start, end)
+
+    def problem(self, code: str) -> ParseProblem | None:
+        """The first problem with ``code``, if any."""
+        return next((p for p in self.problems if p.code == code), None)
+
+
+def _line_starts(text: str) -> tuple[int, ...]:
+    if "\r" in text:
+        return (0, *(m.end() for m in _LINE_BREAK.finditer(text)))
+    # The common case, without a regex: each line start is the previous plus its length.
+    return (0, *accumulate(len(line) + 1 for line in text.split("\n")[:-1]))
+
+
+def _position(line_starts: tuple[int, ...], offset: int) -> tuple[int, int]:
+    line = bisect_right(line_starts, offset) - 1
+    return line, offset - line_starts[line]
+
+
+def _span(line_starts: tuple[int, ...], start: int, end: int) -> SourceRange:
+    line, column = _position(line_starts, start)
+    end_line, end_column = _position(line_starts, max(start, end))
+    return SourceRange(line, column, end_line, end_column)
+
+
+def _line_range(line_starts: tuple[int, ...], text: str, line: int) -> SourceRange:
+    """The range covering the content of ``line`` (without its line break)."""
+    start = line_starts[line]
+    end = line_starts[line + 1] if line + 1 < len(line_starts) else len(text)
+    while end > start and text[end - 1] in "\r\n":
+        end -= 1
+    return _span(line_starts, start, end)
+
+
+def parse_skill_md(text: str, path: str | None = None) -> ParsedSkillMd:
+    """Split SKILL.md ``text`` into frontmatter and body, recording every problem.
+
+    Never raises for any input: an empty string, binary garbage decoded with replacement
+    characters, a byte-order mark, CRLF line ends and broken YAML all give a value whose
+    ``problems`` say what is wrong and where.
+    """
+    had_bom = text.startswith("\ufeff")
+    if had_bom:
+        text = text[1:]
+    starts = _line_starts(text)
+    base: dict[str, Any] = {"path": path, "text": text, "had_bom": had_bom, "line_starts": starts}
+    first_line = _LINE_BREAK.split(text, maxsplit=1)[0]
+    if not _DELIMITER.fullmatch(first_line):
+        message = (
+            "SKILL.md is empty; it needs a YAML frontmatter between '---' lines"
+            if not text.strip()
+            else "SKILL.md must start with a '---' line opening the YAML frontmatter"
+        )
+        problem = ParseProblem("no-frontmatter", message, _line_range(starts, text, 0))
+        return ParsedSkillMd(**base, body=text, problems=(problem,))
+
+    closing = _closing_line(text, starts)
+    if closing is None:
+        problem = ParseProblem(
+            "unclosed-frontmatter",
+            "the frontmatter opened on line 1 is never closed by a '---' line",
+            _line_range(starts, text, 0),
+        )
+        return ParsedSkillMd(**base, body="", body_start_line=len(starts), problems=(problem,))
+
+    yaml_start = starts[1]
+    yaml_text = text[yaml_start : starts[closing]]
+    body_start_line = closing + 1
+    body = text[starts[body_start_line] :] if body_start_line < len(starts) else ""
+    result = _parse_yaml(yaml_text, yaml_start, starts)
+    return ParsedSkillMd(
+        **base,
+        frontmatter=result.mapping,
+        fields=result.fields,
+        body=body,
+        body_start_line=body_start_line,
+        has_frontmatter=True,
+        yaml_text=yaml_text,
+        yaml_start_line=1,
+        frontmatter_end_line=closing,
+        duplicate_keys=tuple(result.duplicates),
+        yaml_features=tuple(result.features),
+        problems=tuple(result.problems),
+    )
+
+
+def _closing_line(text: str, starts: tuple[int, ...]) -> int | None:
+    for line in range(1, len(starts)):
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        if _DELIMITER.fullmatch(text[starts[line] : end].rstrip("\r\n")):
+            return line
+    return None
+
+
+@dataclass
+class _YamlResult:
+    mapping: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, FieldSpan] = field(default_factory=dict)
+    duplicates: list[FieldSpan] = field(default_factory=list)
+    features: list[YamlFeature] = field(default_factory=list)
+    problems: list[ParseProblem] = field(default_factory=list)
+
+
+# Errors PyYAML lets escape besides YAMLError: bad timestamps and ints raise ValueError,
+# deeply nested input exhausts the recursion limit.
+_CONSTRUCT_ERRORS = (ValueError, TypeError, OverflowError, RecursionError, AttributeError)
+
+
+def _parse_yaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
+    import yaml
+
+    result = _YamlResult()
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(yaml_text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.YAMLError as error:
+            result.problems.append(_yaml_problem(error, offset, starts, yaml_text))
+            return result
+        except RecursionError:
+            result.problems.append(
+                ParseProblem(
+                    "too-complex",
+                    "the frontmatter is nested too deeply to parse",
+                    _span(starts, offset, offset),
+                )
+            )
+            return result
+        if root is None or not isinstance(root, yaml.MappingNode):
+            kind = "empty" if root is None else _node_kind(root)
+            where = (
+                _span(starts, offset, offset) if root is None else _node_range(root, offset, starts)
+            )
+            result.problems.append(
+                ParseProblem(
+                    "not-a-mapping",
+                    f"the frontmatter must be a YAML mapping of keys to values, not {kind}",
+                    where,
+                )
+            )
+            return result
+        walker = _NodeWalker(yaml_text, offset, starts)
+        if not walker.walk(root):
+            result.problems.append(
+                ParseProblem(
+                    "too-complex",
+                    f"the frontmatter has more than {MAX_NODES} YAML nodes or a recursive alias",
+                    _node_range(root, offset, starts),
+                )
+            )
+            return result
+        result.features = walker.features
+        result.fields, result.duplicates = _fields(root, offset, starts)
+        for dup in result.duplicates:
+            result.problems.append(
+                ParseProblem(
+                    "duplicate-key", f"the key '{dup.key}' appears more than once", dup.key_range
+                )
+            )
+        result.mapping = _construct_fields(
+            loader, root, (yaml_text, offset, starts), result.problems
+        )
+        return result
+    finally:
+        loader.dispose()
+
+
+def _construct_fields(
+    loader: Any,
+    root: Any,
+    where: tuple[str, int, tuple[int, ...]],
+    problems: list[ParseProblem],
+) -> dict[str, Any]:
+    """Build each top-level value on its own, so one bad value hides none of the others."""
+    import yaml
+
+    yaml_text, offset, starts = where
+    mapping: dict[str, Any] = {}
+    for key_node, value_node in root.value:
+        try:
+            key = loader.construct_object(key_node, deep=True)
+            value = loader.construct_object(value_node, deep=True)
+        except yaml.YAMLError as error:
+            problems.append(_yaml_problem(error, offset, starts, yaml_text))
+            continue
+        except _CONSTRUCT_ERRORS as error:
+            problems.append(
+                ParseProblem(
+                    "invalid-yaml",
+                    f"invalid YAML value: {error}",
+                    _node_range(value_node, offset, starts),
+                )
+            )
+            continue
+        if isinstance(key, (dict, list)):
+            problems.append(
+                ParseProblem(
+                    "invalid-yaml",
+                    "a frontmatter key must be a plain value, not a list or mapping",
+                    _node_range(key_node, offset, starts),
+                )
+            )
+            continue
+        mapping.setdefault(str(key), value)
+    return mapping
+
+
+def _yaml_problem(
+    error: yaml.YAMLError, offset: int, starts: tuple[int, ...], yaml_text: str
+) -> ParseProblem:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    index = getattr(mark, "index", None)
+    if index is None:
+        index = getattr(error, "position", 0) or 0
+    index = min(max(index, 0), len(yaml_text))
+    problem = getattr(error, "problem", None)
+    context = getattr(error, "context", None)
+    if problem is None and hasattr(error, "reason"):
+        problem = f"{error.reason} (character {getattr(error, 'character', '?')!r})"
+    detail = ", ".join(str(part) for part in (context, problem) if part) or str(error)
+    at = offset + index
+    return ParseProblem("invalid-yaml", f"invalid YAML: {detail}", _span(starts, at, at + 1))
+
+
+def _node_range(node: Any, offset: int, starts: tuple[int, ...]) -> SourceRange:
+    return _span(starts, offset + node.start_mark.index, offset + node.end_mark.index)
+
+
+def _node_kind(node: Any) -> str:
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return "a single value"
+
+
+_KINDS = {"MappingNode": "mapping", "SequenceNode": "list"}
+_STYLES = {"'": "single", '"': "double", "|": "literal", ">": "folded"}
+
+
+def _style(node: Any) -> str:
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        if not node.style and node.value == "" and node.start_mark.index == node.end_mark.index:
+            return "empty"
+        return _STYLES.get(node.style or "", "plain")
+    return "flow" if node.flow_style else "block"
+
+
+def _fields(
+    mapping: Any, offset: int, starts: tuple[int, ...]
+) -> tuple[dict[str, FieldSpan], list[FieldSpan]]:
+    """Spans of a mapping node's scalar keys; later duplicates are returned separately."""
+    import yaml
+
+    spans: dict[str, FieldSpan] = {}
+    duplicates: list[FieldSpan] = []
+    for key_node, value_node in mapping.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        children: dict[str, FieldSpan] = {}
+        items: tuple[SourceRange, ...] = ()
+        if isinstance(value_node, yaml.MappingNode):
+            children, nested_dups = _fields(value_node, offset, starts)
+            duplicates.extend(nested_dups)
+        elif isinstance(value_node, yaml.SequenceNode):
+            items = tuple(_node_range(item, offset, starts) for item in value_node.value)
+        span = FieldSpan(
+            key=key_node.value,
+            key_range=_node_range(key_node, offset, starts),
+            value_range=_node_range(value_node, offset, starts),
+            style=_style(value_node),
+            children=children,
+            items=items,
+            scalar=value_node.value if isinstance(value_node, yaml.ScalarNode) else None,
+            tag=value_node.tag or "",
+            kind=_KINDS.get(type(value_node).__name__, "scalar"),
+        )
+        if key_node.value in spans:
+            duplicates.append(span)
+        else:
+            spans[key_node.value] = span
+    return spans, duplicates
+
+
+class _NodeWalker:
+    """Visit every node once, noting constructs strict YAML parsers reject.
+
+    Refuses (returns False) on recursive aliases or more than ``MAX_NODES`` nodes, so an
+    alias bomb is never constructed into Python values.
+    """
+
+    def __init__(self, yaml_text: str, offset: int, starts: tuple[int, ...]) -> None:
+        self.yaml_text = yaml_text
+        self.offset = offset
+        self.starts = starts
+        self.features: list[YamlFeature] = []
+        self.count = 0
+        self.seen: set[int] = set()
+
+    def walk(self, root: Any) -> bool:
+        import yaml
+
+        stack: list[tuple[Any, tuple[int, ...]]] = [(root, ())]
+        while stack:
+            node, ancestors = stack.pop()
+            self.count += 1
+            if self.count > MAX_NODES or id(node) in ancestors:
+                return False
+            self._note(node, id(node) in self.seen)
+            self.seen.add(id(node))
+            inner = (*ancestors, id(node))
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    stack.append((key, inner))
+                    stack.append((value, inner))
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend((item, inner) for item in node.value)
+        return True
+
+    def _note(self, node: Any, repeated: bool) -> None:
+        kinds = []
+        if repeated:
+            kinds.append("alias")
+        else:
+            lead = self.yaml_text[node.start_mark.index : node.start_mark.index + 1]
+            if lead == "&":
+                kinds.append("anchor")
+            elif lead == "!":
+                kinds.append("tag")
+            if getattr(node, "flow_style", False) and not isinstance(node.value, str):
+                kinds.append("flow")
+        if kinds:
+            where = _node_range(node, self.offset, self.starts)
+            self.features.extend(YamlFeature(kind, where) for kind in kinds)
+
+
+def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
+    """Read and parse the SKILL.md of a skill folder (or a SKILL.md file itself).
+
+    A folder without ``SKILL.md`` falls back to a lowercase ``skill.md`` when present (the
+    reference validator accepts it). A missing or unreadable file, undecodable bytes and
+    files over ``MAX_BYTES`` become problems of the returned value; nothing is raised.
+    """
+    target = Path(folder_or_file)
+    file = find_skill_md(target) if target.is_dir() else target
+    if file is None or not file.is_file():
+        missing = target / SKILL_MD if target.is_dir() else target
+        return _missing(str(missing), f"no {SKILL_MD} found at {missing}")
+    try:
+        with file.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        message = f"cannot read {file}: {error.strerror or error}"
+        problem = ParseProblem("unreadable", message, _ZERO)
+        return ParsedSkillMd(path=str(file), text="", problems=(problem,))
+    extra: list[ParseProblem] = []
+    if len(data) > MAX_BYTES:
+        data = data[:MAX_BYTES]
+        message = f"{SKILL_MD} is larger than {MAX_BYTES} bytes; only the start was read"
+        extra.append(ParseProblem("too-large", message, _ZERO))
+    text, bad_at = _decode(data)
+    parsed = parse_skill_md(text, str(file))
+    if bad_at is not None:
+        line, column = parsed.position(max(0, bad_at - (1 if parsed.had_bom else 0)))
+        extra.append(
+            ParseProblem(
+                "not-utf8",
+                f"{SKILL_MD} is not valid UTF-8; undecodable bytes were replaced",
+                SourceRange(line, column, line, column + 1),
+            )
+        )
+    if not extra:
+        return parsed
+    from dataclasses import replace
+
+    return replace(parsed, problems=(*extra, *parsed.problems))
+
+
+_ZERO = SourceRange(0, 0, 0, 0)
+
+
+def find_skill_md(folder: Path) -> Path | None:
+    """The manifest file of ``folder``: ``SKILL.md``, else ``skill.md``, else ``None``."""
+    for name in (SKILL_MD, "skill.md"):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _missing(path: str, message: str) -> ParsedSkillMd:
+    problem = ParseProblem("missing-file", message, _ZERO)
+    return ParsedSkillMd(path=path, text="", problems=(problem,))
+
+
+def _decode(data: bytes) -> tuple[str, int | None]:
+    """Decode UTF-8; on failure replace bad bytes and return the first bad character index."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        good = data[: error.start].decode("utf-8")
+        return data.decode("utf-8", errors="replace"), len(good)

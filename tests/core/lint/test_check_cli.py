@@ -1,0 +1,143 @@
+"""``skillkit check``, ``skillkit rules`` and ``skillkit explain`` run as a user runs them."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from skillkit_core.cli import app
+from skillkit_core.lint.check_command import parser
+from tests.core.lint.skillmd_support import make_skill, skill_md
+
+
+def skillkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "skillkit_core.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+
+
+def test_clean_folder_exits_0(tmp_path: Path) -> None:
+    make_skill(tmp_path)
+    done = skillkit("check", "pdf-tools", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "No problems found in 1 target." in done.stdout
+
+
+def test_errors_exit_1_with_file_line_col(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools")})
+    done = skillkit("check", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "pdf/SKILL.md:2:7: error [name-folder-mismatch]" in done.stdout
+    assert "> 2 │ name: pdf-tools" in done.stdout
+
+
+def test_strict_fails_on_warnings(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(extra="licence: MIT\n")})
+    assert skillkit("check", "pdf-tools", cwd=tmp_path).returncode == 0
+    assert skillkit("check", "pdf-tools", "--strict", cwd=tmp_path).returncode == 1
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    make_skill(tmp_path)
+    for args in (
+        ("check", "missing"),
+        ("check", "pdf-tools", "--format", "xml"),
+        ("check", "pdf-tools", "--select", "no-such-rule"),
+        ("check", "pdf-tools", "--bogus-flag"),
+        ("check",),
+    ):
+        done = skillkit(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+    done = skillkit("check", "missing", cwd=tmp_path)
+    assert done.stderr.strip() == "error[usage]: no such file or folder: missing"
+    assert "Traceback" not in done.stderr
+
+
+def test_select_ignore_and_pyproject_config(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools", extra="licence: MIT\n")})
+    ignored = skillkit("check", "pdf", "--ignore", "name-folder-mismatch", cwd=tmp_path)
+    assert ignored.returncode == 0
+    selected = skillkit("check", "pdf", "--select", "unknown-key", "--format", "json", cwd=tmp_path)
+    rules = {d["rule"] for d in json.loads(selected.stdout)["diagnostics"]}
+    assert rules == {"unknown-key"}
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.skillkit]\nignore = ["name-*"]\nstrict = true\n', encoding="utf-8"
+    )
+    configured = skillkit("check", "pdf", "--format", "json", cwd=tmp_path)
+    assert configured.returncode == 1  # strict from the config, the warning remains
+    assert {d["rule"] for d in json.loads(configured.stdout)["diagnostics"]} == {"unknown-key"}
+    (tmp_path / "pyproject.toml").write_text("[tool.skillkit]\nstrict = 'x'\n")
+    broken = skillkit("check", "pdf", cwd=tmp_path)
+    assert broken.returncode == 2
+    assert broken.stderr.startswith("error[config]:")
+
+
+def test_formats_sarif_and_github(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools")})
+    sarif = json.loads(skillkit("check", "pdf", "--format", "sarif", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "name-folder-mismatch"
+    github = skillkit("check", "pdf", "--format", "github", cwd=tmp_path).stdout
+    assert github.startswith("::error file=pdf/SKILL.md,line=2,col=7,")
+
+
+def test_fix_rewrites_files_and_reports_what_is_left(tmp_path: Path) -> None:
+    root = make_skill(
+        tmp_path,
+        "pdf-tools",
+        {"SKILL.md": "---\nname: PDF_Tools\ndescription: Text. Use when: PDFs\n---\nx\n"},
+    )
+    done = skillkit("check", "pdf-tools", "--fix", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "Applied 3 fixes in 1 files." in done.stdout
+    assert (root / "SKILL.md").read_text() == (
+        '---\nname: pdf-tools\ndescription: "Text. Use when: PDFs"\n---\nx\n'
+    )
+
+
+def test_hosts_matrix(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(extra="context: fork\n")})
+    done = skillkit("check", "pdf-tools", "--hosts", cwd=tmp_path)
+    assert "Host compatibility" in done.stdout
+    assert "keys outside the specification: context" in done.stdout
+    as_json = skillkit("check", "pdf-tools", "--hosts", "--format", "json", cwd=tmp_path)
+    data = json.loads(as_json.stdout)
+    assert [v["loads"] for v in data["hosts"][0]["verdicts"]] == [False, False, True, True, True]
+
+
+def test_rules_and_explain(tmp_path: Path) -> None:
+    listing = skillkit("rules", cwd=tmp_path)
+    assert listing.returncode == 0
+    assert "name-format" in listing.stdout and "broken-link" in listing.stdout
+    as_json = json.loads(skillkit("rules", "--format", "json", cwd=tmp_path).stdout)
+    assert {"id", "severity", "summary", "rationale", "bad", "good"} <= set(as_json[0])
+    explained = skillkit("explain", "script-shebang", cwd=tmp_path)
+    assert explained.returncode == 0
+    assert "Bad:" in explained.stdout and "Good:" in explained.stdout
+    unknown = skillkit("explain", "script-shebnag", cwd=tmp_path)
+    assert unknown.returncode == 2
+    assert "did you mean script-shebang" in unknown.stderr
+
+
+def test_typer_command_and_fast_parser_take_the_same_options(tmp_path: Path) -> None:
+    command = next(c for c in app.registered_commands if c.callback.__name__ == "check")
+    typer_names = set(inspect.signature(command.callback).parameters)
+    argparse_names = {action.dest for action in parser()._actions}
+    assert typer_names == argparse_names
+    make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools")})
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "pdf"), "--format", "json"])
+    assert result.exit_code == 1
+    assert json.loads(result.output)["summary"]["errors"] == 1
+    assert "--strict" in CliRunner().invoke(app, ["check", "--help"]).output

@@ -1,0 +1,78 @@
+"""Turning command-line paths into targets, and checking them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.errors import UsageError
+from skillkit_core.lint.check_paths import (
+    CheckRun,
+    Target,
+    check_paths,
+    collect_targets,
+    find_skill_folders,
+)
+from skillkit_core.lint.config import LintConfig
+from tests.core.lint.skillmd_support import make_skill, skill_md
+
+
+def test_folder_with_skill_md_is_one_target_even_with_nested_examples(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "assets/x/SKILL.md": ""})
+    assert collect_targets([str(root)]) == [Target("manifest", root)]
+
+
+def test_directory_walk_finds_skill_folders_including_dot_claude(tmp_path: Path) -> None:
+    a = make_skill(tmp_path / ".claude" / "skills", "a", {"SKILL.md": skill_md("a")})
+    b = make_skill(tmp_path / "skills", "b", {"skill.md": skill_md("b")})
+    make_skill(tmp_path / "node_modules", "c", {"SKILL.md": skill_md("c")})
+    make_skill(tmp_path / ".git", "d", {"SKILL.md": skill_md("d")})
+    assert find_skill_folders(tmp_path) == [a, b]
+    assert collect_targets([str(tmp_path)]) == [Target("manifest", a), Target("manifest", b)]
+
+
+def test_skill_md_file_and_python_entries(tmp_path: Path) -> None:
+    root = make_skill(tmp_path)
+    entry = tmp_path / "flow.py"
+    entry.write_text("x = 1\n")
+    targets = collect_targets([str(root / "SKILL.md"), f"{entry}:my_skill", str(entry), str(root)])
+    assert targets == [
+        Target("manifest", root),
+        Target("workflow", entry, "my_skill"),
+        Target("workflow", entry),
+    ]
+
+
+@pytest.mark.parametrize("bad", ["missing-dir", "notes.txt", "folder:attr"])
+def test_bad_paths_are_usage_errors(tmp_path: Path, bad: str, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(UsageError):
+        collect_targets([bad])
+
+
+def test_no_paths_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="at least one path"):
+        collect_targets([])
+
+
+def test_workflow_targets_need_their_checker(tmp_path: Path) -> None:
+    entry = tmp_path / "flow.py"
+    entry.write_text("x = 1\n")
+    with pytest.raises(UsageError, match="Python skill files"):
+        check_paths([str(entry)])
+
+
+def test_run_counts_and_exit_codes(tmp_path: Path) -> None:
+    good = make_skill(tmp_path, "pdf-tools")
+    warn = make_skill(tmp_path, "warned", {"SKILL.md": skill_md("warned", extra="licence: x\n")})
+    bad = make_skill(tmp_path, "broken", {"SKILL.md": skill_md("other-name")})
+    assert check_paths([str(good)]).exit_code == 0
+    assert check_paths([str(warn)]).exit_code == 0
+    assert check_paths([str(warn)], LintConfig(strict=True)).exit_code == 1
+    run: CheckRun = check_paths([str(tmp_path)])
+    assert (run.count("error"), run.count("warning")) == (1, 1)
+    assert run.exit_code == 1
+    assert check_paths([str(bad)], LintConfig(ignore=("name-*",))).exit_code == 0

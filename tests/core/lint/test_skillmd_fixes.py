@@ -1,0 +1,90 @@
+"""Safe fixes of SKILL.md rules: each edit is exact, and applying it clears the finding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillkit_core.lint.check_folder import check_folder
+from skillkit_core.lint.diagnostic import SourceRange, TextEdit
+from skillkit_core.lint.fixing import apply_edits, apply_fixes
+from tests.core.lint.skillmd_support import check, make_skill, skill_md
+
+
+def fixes_of(root: Path, rule: str) -> list:
+    return [d.fix for d in check_folder(root).diagnostics if d.rule == rule]
+
+
+def test_name_fix_rewrites_the_name_in_spec_form(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="PDF_Tools-")})
+    fixes = fixes_of(root, "name-format")
+    assert fixes and all(f == fixes[0] for f in fixes)
+    assert fixes[0].title == "Rename the skill to 'pdf-tools'"
+    assert fixes[0].edits == (TextEdit(SourceRange(1, 6, 1, 16), "pdf-tools"),)
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "SKILL.md").read_text().startswith("---\nname: pdf-tools\n")
+    assert check(root) == []
+
+
+def test_quoting_fix_repairs_a_description_with_a_colon(tmp_path: Path) -> None:
+    text = "---\nname: pdf-tools\ndescription: Extract text. Use when: a PDF # arrives\n---\nx\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    (fix,) = fixes_of(root, "frontmatter-invalid-yaml")
+    assert fix.title == "Quote the value of 'description'"
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "SKILL.md").read_text().splitlines()[2] == (
+        'description: "Extract text. Use when: a PDF # arrives"'
+    )
+    assert check(root) == []
+
+
+def test_no_quoting_fix_when_quoting_would_not_help(tmp_path: Path) -> None:
+    text = "---\nname: pdf-tools\ndescription: [unclosed\n---\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    assert fixes_of(root, "frontmatter-invalid-yaml") == [None]
+
+
+def test_typed_scalar_fix_quotes_the_value(tmp_path: Path) -> None:
+    root = make_skill(
+        tmp_path, "pdf-tools", {"SKILL.md": skill_md(extra="metadata:\n  version: 1.10\n")}
+    )
+    (fix,) = fixes_of(root, "yaml-typed-scalar")
+    assert fix.edits == (TextEdit(SourceRange(4, 11, 4, 15), '"1.10"'),)
+    apply_fixes(check_folder(root).diagnostics)
+    assert check(root) == []
+
+
+def test_shebang_fix_adds_the_interpreter_line(tmp_path: Path) -> None:
+    root = make_skill(
+        tmp_path,
+        "pdf-tools",
+        {"SKILL.md": skill_md(), "scripts/run.sh": "echo hi\n"},
+        executable=("scripts/run.sh",),
+    )
+    (fix,) = fixes_of(root, "script-shebang")
+    assert fix.edits[0].new_text == "#!/usr/bin/env bash\n"
+    assert fix.edits[0].file == str(root / "scripts/run.sh")
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "scripts/run.sh").read_text() == "#!/usr/bin/env bash\necho hi\n"
+    assert check(root) == []
+
+
+def test_extensionless_script_gets_no_guessed_shebang(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run": "echo\n"})
+    assert fixes_of(root, "script-shebang") == [None]
+
+
+def test_apply_edits_keeps_crlf_and_drops_overlaps() -> None:
+    text = "a: 1\r\nb: 2\r\n"
+    edits = [
+        TextEdit(SourceRange(1, 3, 1, 4), '"2"'),
+        TextEdit(SourceRange(1, 0, 1, 4), "zzz"),
+        TextEdit(SourceRange(0, 3, 0, 4), '"1"'),
+    ]
+    assert apply_edits(text, edits) == 'a: "1"\r\nzzz\r\n'
+
+
+def test_fixes_keep_a_byte_order_mark(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "\ufeff" + skill_md(name="Pdf-Tools")})
+    apply_fixes(check_folder(root).diagnostics)
+    text = (root / "SKILL.md").read_text(encoding="utf-8")
+    assert text.startswith("\ufeff---\nname: pdf-tools\n")

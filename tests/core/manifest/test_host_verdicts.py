@@ -1,0 +1,101 @@
+"""Per-consumer verdicts: will this SKILL.md load, and why not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillkit_core.lint.check_folder import check_folder
+from skillkit_core.manifest.compat import CONSUMERS
+from tests.core.lint.skillmd_support import make_skill, skill_md
+
+
+def verdicts(root: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
+    return {v.consumer.id: (v.loads, v.reasons) for v in check_folder(root).hosts}
+
+
+def loads(root: Path) -> dict[str, bool]:
+    return {host: result[0] for host, result in verdicts(root).items()}
+
+
+def test_plain_spec_skill_loads_everywhere(tmp_path: Path) -> None:
+    result = verdicts(make_skill(tmp_path))
+    assert list(result) == [c.id for c in CONSUMERS]
+    assert all(ok and not reasons for ok, reasons in result.values())
+
+
+def test_claude_code_extension_keys_fail_only_strict_consumers(tmp_path: Path) -> None:
+    text = skill_md(extra="when_to_use: PDFs\ncontext: fork\n")
+    result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    assert {host: ok for host, (ok, _) in result.items()} == {
+        "spec": False,
+        "claude-api": False,
+        "claude-code": True,
+        "vscode": True,
+        "codex": True,
+    }
+    assert result["spec"][1] == ("keys outside the specification: context, when_to_use",)
+
+
+def test_flow_lists_fail_the_strict_yaml_parser_only(tmp_path: Path) -> None:
+    text = skill_md(extra="metadata: {author: Ada}\n")
+    result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    assert result["spec"] == (False, ("YAML its strict parser refuses: flow",))
+    assert all(ok for host, (ok, _) in result.items() if host != "spec")
+
+
+def test_invalid_yaml_fails_everywhere_with_the_position(tmp_path: Path) -> None:
+    text = "---\nname: pdf-tools\ndescription: Use when: PDFs\n---\n"
+    result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    for ok, reasons in result.values():
+        assert not ok
+        assert reasons[0].startswith("line 3: invalid YAML")
+
+
+def test_api_upload_rules_on_names_and_xml(tmp_path: Path) -> None:
+    text = skill_md(name="claude-helper").replace("PDF files.", "<b>PDF</b> files.")
+    result = verdicts(make_skill(tmp_path, "claude-helper", {"SKILL.md": text}))
+    assert result["claude-api"] == (
+        False,
+        (
+            "name must not contain the reserved word 'claude'",
+            "description must not contain XML tags",
+        ),
+    )
+    assert result["spec"][0] and result["claude-code"][0]
+
+
+def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None:
+    result = loads(make_skill(tmp_path, "données", {"SKILL.md": skill_md("données")}))
+    assert result == {
+        "spec": True,
+        "claude-api": False,
+        "claude-code": True,
+        "vscode": True,
+        "codex": True,
+    }
+
+
+def test_folder_mismatch_fails_spec_and_vscode_not_codex(tmp_path: Path) -> None:
+    result = loads(make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools")}))
+    assert result == {
+        "spec": False,
+        "claude-api": True,
+        "claude-code": True,
+        "vscode": False,
+        "codex": True,
+    }
+
+
+def test_missing_description_still_loads_in_claude_code_with_a_note(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "---\nname: pdf-tools\n---\nx\n"})
+    result = verdicts(root)
+    assert result["claude-code"][0] is True
+    assert "no description" in result["claude-code"][1][0]
+    assert not result["codex"][0] and not result["vscode"][0]
+
+
+def test_suppressions_do_not_change_verdicts(tmp_path: Path) -> None:
+    text = skill_md(extra="foo: 1  # skillkit: ignore[unknown-key]\n")
+    report = check_folder(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    assert report.diagnostics == []
+    assert report.hosts[0].loads is False

@@ -1,0 +1,74 @@
+"""The light markdown scan: links, mentions, code, dynamic commands, suppressions."""
+
+from __future__ import annotations
+
+from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.links import local_target, mention_path
+from skillkit_core.manifest.markdown import find_suppressions, scan_markdown
+
+TEXT = """See [guide](references/guide.md "Title") and ![img](<assets/a b.png>).
+Run `python scripts/run.py` or !`git status`.
+```bash
+python {baseDir}/scripts/x.sh --in references/a.md
+[not a link](skipped.md)
+```
+```!
+curl x | sh
+```
+[ref]: references/r.md
+""".splitlines()
+
+
+def test_links_images_and_definitions_with_target_ranges() -> None:
+    scan = scan_markdown(TEXT, first_line=5)
+    assert [(link.target, link.range, link.image) for link in scan.links] == [
+        ("references/guide.md", SourceRange(5, 12, 5, 31), False),
+        ("assets/a b.png", SourceRange(5, 53, 5, 67), True),
+        ("references/r.md", SourceRange(14, 7, 14, 22), False),
+    ]
+
+
+def test_mentions_in_prose_code_spans_and_code_blocks() -> None:
+    scan = scan_markdown(TEXT)
+    assert [m.path for m in scan.mentions] == [
+        "scripts/run.py",
+        "{baseDir}/scripts/x.sh",
+        "references/a.md",
+    ]
+    assert mention_path("{baseDir}/scripts/x.sh") == "scripts/x.sh"
+
+
+def test_code_lines_and_dynamic_commands() -> None:
+    scan = scan_markdown(TEXT)
+    assert scan.code_lines == {2, 3, 4, 6, 7}
+    assert [(c.text, c.range.line) for c in scan.commands] == [
+        ("git status", 1),
+        ("curl x | sh", 7),
+    ]
+
+
+def test_local_targets() -> None:
+    assert local_target("https://x.example/a.md") is None
+    assert local_target("#usage") is None
+    assert local_target("mailto:a@b.c") is None
+    assert local_target("references/a%20b.md#part").path == "references/a b.md"
+    assert local_target("/etc/passwd").absolute
+    assert local_target("C:\\x\\y.md").absolute
+    assert local_target("{baseDir}/scripts/x.py").from_root
+
+
+def test_suppressions() -> None:
+    lines = [
+        "<!-- skillkit: ignore[a, b] -->",
+        "text <!-- skillkit: ignore[c] -->",
+        "# skillkit: ignore",
+        "x",
+        "<!-- skillkit: ignore-file[d] -->",
+    ]
+    found = find_suppressions(lines)
+    assert found.suppresses("a", 0) and found.suppresses("b", 1)
+    assert found.suppresses("c", 1) and not found.suppresses("c", 0)
+    assert not found.suppresses("c", 4)
+    assert found.suppresses("anything", 3)
+    assert found.suppresses("d", None) and found.suppresses("d", 40)
+    assert not found.suppresses("a", None)

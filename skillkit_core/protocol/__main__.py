@@ -1,0 +1,12 @@
+"""``python -m skillkit_core.protocol ENTRY [scripts/run arguments…]``: the protocol for a
+skill file without typer (the light path a built ``scripts/run`` can use)."""
+
+from __future__ import annotations
+
+import sys
+
+from skillkit_core.protocol.runner import run_entry
+
+if __name__ == "__main__":
+    arguments = sys.argv[1:]
+    sys.exit(run_entry(arguments[0] if arguments else None, arguments[1:]))

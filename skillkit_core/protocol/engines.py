@@ -1,0 +1,82 @@
+"""Building the right engine for a call, and running its coroutines from sync code."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import Any
+
+from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.errors import UsageError
+from skillkit_core.hosts import Handshake, normalize_host
+
+Engine = Any
+"""A ``WorkflowEngine`` or a ``CompositeEngine`` (same coroutines and attributes)."""
+
+
+def make_handshake(
+    host: str | None, tools: tuple[str, ...] | list[str] | None, subagent: bool
+) -> Handshake:
+    """The handshake from the protocol's flags; an unknown host becomes ``generic`` with a
+    warning on stderr (a new host must never break a run)."""
+    return Handshake(
+        host=normalize_host(host), tools_available=tuple(tools or ()), is_subagent=bool(subagent)
+    )
+
+
+def workflow_of(definition: SkillDefinition | ReferenceDefinition) -> SkillDefinition:
+    """The definition as a workflow, or a usage error for a reference skill."""
+    if isinstance(definition, ReferenceDefinition):
+        raise UsageError(
+            f"'{definition.name}' is a reference skill: it has topics, not steps; use "
+            "'topics' to list them and 'topic NAME' to read one"
+        )
+    return definition
+
+
+def open_engine(
+    definition: SkillDefinition,
+    handshake: Handshake,
+    params: Any,
+    subskill: str | None = None,
+) -> Engine:
+    """A fresh engine; composites (and direct sub-skill starts) get the composite layer.
+
+    Raises ``ParamsError`` for params that fail the schema.
+    """
+    if subskill is not None or definition.is_composite:
+        from skillkit_core.composite import CompositeEngine
+
+        return CompositeEngine(definition, handshake, params, direct_subskill=subskill)
+    from skillkit_core.engine.workflow import WorkflowEngine
+
+    return WorkflowEngine(definition, handshake, params)
+
+
+def needs_event_loop(definition: SkillDefinition) -> bool:
+    """Whether running ``definition`` may await author code (actions or observers).
+
+    Everything else the engine calls is synchronous, so its coroutines finish without
+    ever suspending and can be driven without asyncio, whose import costs a noticeable
+    slice of a ``scripts/run`` call.
+    """
+    definitions = (definition, *(sub.definition for sub in definition.subskills))
+    return any(
+        d.observers or any(step.action is not None for step in d.steps.values())
+        for d in definitions
+    )
+
+
+def run_sync(coroutine: Coroutine[Any, Any, Any], *, event_loop: bool) -> Any:
+    """Run an engine coroutine to completion and return its value."""
+    if event_loop:
+        import asyncio
+
+        return asyncio.run(coroutine)
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return finished.value
+    coroutine.close()
+    raise RuntimeError(
+        "an engine call suspended although the skill has no actions or observers"
+    )  # pragma: no cover - guarded by needs_event_loop

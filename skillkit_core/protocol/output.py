@@ -1,0 +1,71 @@
+"""What a protocol call prints: one compact JSON line (or text) and an exit code.
+
+Exit codes follow the protocol: 0 for ``prompt`` and ``done`` results and for validation
+errors (a normal, retryable answer); 1 for every other error, which is still printed as a
+JSON ``error`` result on stdout, with a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillkit_core.errors import SkillkitError
+
+RETRYABLE_CODES = frozenset({"params", "validation"})
+"""Error codes whose call the agent can correct and repeat (besides ``BadFlagValue``)."""
+
+
+def json_line(data: Any) -> str:
+    """``data`` as one compact JSON line (no trailing newline)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The outcome of one call: text for stdout, the exit code, and for stderr one-line
+    ``notes`` (printed as ``skillkit: <note>``) and free ``text`` (help)."""
+
+    stdout: str
+    code: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    text: str = ""
+
+
+def exit_code(wire: dict[str, Any]) -> int:
+    """0 for prompt, done and validation errors; 1 for every other error."""
+    if wire.get("kind") != "error" or wire.get("error") == "validation":
+        return 0
+    return 1
+
+
+def result_reply(wire: dict[str, Any], notes: tuple[str, ...] = ()) -> Reply:
+    """A result object printed as it is."""
+    code = exit_code(wire)
+    if code:
+        notes = (*notes, _one_line(wire.get("error"), wire.get("message")))
+    return Reply(json_line(wire) + "\n", code, notes)
+
+
+def error_wire(
+    code: str, message: str, step: str | None = None, *, retry: bool = False
+) -> dict[str, Any]:
+    """An ``error`` result in the protocol's shape."""
+    return {"kind": "error", "error": code, "step": step, "message": message, "retry": retry}
+
+
+def error_reply(error: SkillkitError, step: str | None = None) -> Reply:
+    """A refused call: a JSON error result, exit code 1 (0 for a validation error)."""
+    retry = bool(getattr(error, "retry", False)) or error.code in RETRYABLE_CODES
+    return result_reply(error_wire(error.code, error.message, step, retry=retry))
+
+
+def text_reply(text: str) -> Reply:
+    """Plain text (topics, topic content), newline-terminated."""
+    return Reply(text if text.endswith("\n") else text + "\n")
+
+
+def _one_line(code: Any, message: Any) -> str:
+    flat = " ".join(str(message or "").split())
+    return f"error[{code}]: {flat}"

@@ -1,0 +1,174 @@
+"""The one protocol entry: ``main(definition, argv) -> exit code``.
+
+Used by a built skill's ``scripts/run`` and by ``skillkit run ENTRY …``. Results go to
+stdout as one compact JSON line; diagnostics go to stderr; every failure is a JSON
+``error`` result (never a traceback, unless ``SKILLKIT_DEBUG=1``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any, TextIO
+
+from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.errors import SkillkitError, UsageError
+from skillkit_core.protocol.args import Invocation, parse_args
+from skillkit_core.protocol.output import Reply, error_reply, error_wire, result_reply
+
+Definition = SkillDefinition | ReferenceDefinition
+
+
+def main(
+    definition: Definition,
+    argv: list[str] | None = None,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run one protocol call for ``definition``; returns the process exit code."""
+    out = stdout or _utf8(sys.stdout)
+    err = stderr or _utf8(sys.stderr)
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        reply = dispatch(definition, args, err)
+    except SkillkitError as error:
+        _debug_traceback(err)
+        reply = error_reply(error, _step_of(args))
+    except Exception as error:
+        _debug_traceback(err)
+        message = (
+            f"internal error: {type(error).__name__}: {error} "
+            "(set SKILLKIT_DEBUG=1 to see the traceback)"
+        )
+        reply = result_reply(error_wire("internal", message, _step_of(args)))
+    return emit(reply, out, err)
+
+
+def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
+    """Parse ``argv`` and run the subcommand; raises ``SkillkitError`` for refused calls."""
+    subskills = (
+        tuple(s.name for s in definition.subskills)
+        if isinstance(definition, SkillDefinition)
+        else ()
+    )
+    inv = parse_args(argv, subskills)
+    if inv.help:
+        from skillkit_core.protocol.help import help_text
+
+        return Reply("", 0, text=help_text(definition, inv.help_topic, inv.subskill))
+    if inv.command in ("topics", "topic"):
+        return _topics(definition, inv)
+    from skillkit_core.protocol.engines import make_handshake
+
+    handshake = make_handshake(inv.host, inv.tools, inv.subagent)
+    if inv.command == "mcp":
+        try:
+            from skillkit_core.protocol.mcp_server import serve
+        except ImportError as error:
+            raise UsageError(
+                f"the mcp subcommand needs the 'mcp' package, which cannot be imported here "
+                f"({error}); install it (pip install mcp) or use the command line protocol"
+            ) from None
+        serve(definition, handshake)
+        return Reply("", 0)
+    if inv.session is not None:
+        from skillkit_core.protocol import session
+
+        if inv.command == "start":
+            return session.start(definition, inv, handshake)
+        return session.advance(definition, inv)
+    from skillkit_core.protocol import stateless
+    from skillkit_core.protocol.engines import workflow_of
+
+    workflow = workflow_of(definition)
+    if inv.command == "start":
+        return stateless.start(workflow, inv, handshake)
+    return stateless.advance(workflow, inv, handshake)
+
+
+def _topics(definition: Definition, inv: Invocation) -> Reply:
+    from skillkit_core.protocol.engines import make_handshake
+    from skillkit_core.protocol.output import text_reply
+    from skillkit_core.protocol.topics import read_topic, topic_lines
+
+    if inv.command == "topics":
+        return text_reply(topic_lines(definition))
+    handshake = make_handshake(inv.host, inv.tools, inv.subagent)
+    return text_reply(read_topic(definition, inv.topic, handshake))
+
+
+def emit(reply: Reply, out: TextIO, err: TextIO) -> int:
+    """Write a reply; a closed stdout (the agent stopped reading) is not an error."""
+    try:
+        err.write(reply.text)
+        for note in reply.notes:
+            err.write(f"skillkit: {note}\n")
+        err.flush()
+        if reply.stdout:
+            out.write(reply.stdout)
+            out.flush()
+    except BrokenPipeError:
+        pass
+    return reply.code
+
+
+def _step_of(argv: list[str]) -> str | None:
+    """The ``--step`` of a refused call, for the error result."""
+    for index, token in enumerate(argv):
+        if token == "--step" and index + 1 < len(argv):
+            return argv[index + 1]
+        if token.startswith("--step="):
+            return token.split("=", 1)[1]
+    return None
+
+
+def _debug_traceback(err: TextIO) -> None:
+    if os.environ.get("SKILLKIT_DEBUG", "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=err)
+
+
+def _utf8(stream: Any) -> TextIO:
+    """The stream, switched to UTF-8 when it can be (JSON keeps non-ASCII as is)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(encoding="utf-8")
+    return stream
+
+
+def run_entry(
+    entry: str | None,
+    argv: list[str],
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Load ENTRY (``file.py[:attr]``) and run one protocol call; a load failure is a JSON
+    error result like any other."""
+    from skillkit_core.loader import load_entry
+
+    out = stdout or _utf8(sys.stdout)
+    err = stderr or _utf8(sys.stderr)
+    if entry is None or entry in ("-h", "--help"):
+        if entry is not None or "--help" in argv or "-h" in argv:
+            err.write(ENTRY_USAGE)
+            return 0
+        missing = error_wire("usage", "no ENTRY given: " + " ".join(ENTRY_USAGE.split()))
+        return emit(result_reply(missing), out, err)
+    try:
+        definition = load_entry(entry)
+    except SkillkitError as error:
+        _debug_traceback(err)
+        return emit(error_reply(error, _step_of(argv)), out, err)
+    return main(definition, argv, stdout=out, stderr=err)
+
+
+ENTRY_USAGE = (
+    "usage: skillkit run ENTRY [SUBCOMMAND] [FLAGS]\n"
+    "  ENTRY is path/to/skill.py or path/to/skill.py:attr; the rest is scripts/run's command\n"
+    "  line (see: skillkit run ENTRY --help)\n"
+)

@@ -1,0 +1,469 @@
+"""Session mode: the run lives in a JSONL file the agent reads and appends to.
+
+Line 1 is the header (params, host, tools, output mode, and for a direct sub-skill start
+the sub-skill's name); then one line per result (``{"type": kind, …result}``) and one per
+agent output (``{"type":"output","step":…,"output":…}``). The file is the full,
+replayable record. Beside it, a snapshot sidecar caches the engine state after the last
+line skillkit wrote, with the size and SHA-256 of the file at that point: an advance
+restores the snapshot instead of replaying everything (flat cost), and a file that no
+longer matches what skillkit wrote is reported as tampered or truncated, never fixed.
+Without a usable sidecar (missing, unreadable, stale after a crash) the run is rebuilt
+by replaying the result lines' ``completed``/``autoAdvanced`` entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.errors import (
+    HistoryError,
+    ParamsError,
+    SessionError,
+    SkillkitError,
+    UsageError,
+)
+from skillkit_core.hosts import Handshake
+from skillkit_core.protocol.args import MISSING, Invocation
+from skillkit_core.protocol.engines import (
+    Engine,
+    make_handshake,
+    needs_event_loop,
+    open_engine,
+    run_sync,
+    workflow_of,
+)
+from skillkit_core.protocol.output import Reply, exit_code, json_line, result_reply
+from skillkit_core.protocol.session_store import (
+    LockedFile,
+    checked_session_id,
+    create_file,
+    new_session_id,
+    read_sidecar,
+    session_dir,
+    session_path,
+    sidecar_path,
+    write_sidecar,
+)
+from skillkit_core.protocol.stateless import submitted_step
+
+RESULT_TYPES = frozenset({"prompt", "done", "error"})
+SIDECAR_VERSION = 1
+HEADER_ONLY_FLAGS = ("params", "host", "tools", "subagent")
+
+
+# -- the header ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    """The session's first line: what every advance rebuilds the run from."""
+
+    session_id: str
+    skill: str
+    host: str
+    tools: tuple[str, ...] | None
+    is_subagent: bool
+    params: Any
+    output_mode: str
+    subskill: str | None
+
+    def handshake(self) -> Handshake:
+        return make_handshake(self.host, self.tools, self.is_subagent)
+
+    def to_json(self, created_at: str) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "type": "header",
+            "sessionId": self.session_id,
+            "skill": self.skill,
+            "host": self.host,
+        }
+        if self.tools is not None:
+            data["tools"] = list(self.tools)
+        if self.is_subagent:
+            data["isSubagent"] = True
+        data["params"] = self.params
+        if self.subskill is not None:
+            data["subskill"] = self.subskill
+        data["createdAt"] = created_at
+        data["outputMode"] = self.output_mode
+        return data
+
+
+def _parse_header(line: _Line | None, session_id: str, definition: SkillDefinition) -> Header:
+    data = line.data if line is not None else None
+    if not isinstance(data, dict) or data.get("type") != "header":
+        raise SessionError(
+            f"session '{session_id}': line 1 is not a session header; the file is damaged"
+        )
+    tools = data.get("tools")
+    subskill = data.get("subskill")
+    problems = []
+    if data.get("sessionId") != session_id:
+        problems.append(f"its sessionId is {data.get('sessionId')!r}")
+    if data.get("skill") != definition.name:
+        problems.append(f"it is for skill {data.get('skill')!r}, not '{definition.name}'")
+    if not isinstance(data.get("host"), str):
+        problems.append("it has no host")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(t, str) for t in tools)
+    ):
+        problems.append("its tools are not a list of names")
+    if data.get("outputMode") not in ("file", "flag"):
+        problems.append(f"its outputMode is {data.get('outputMode')!r}")
+    if "params" not in data:
+        problems.append("it has no params")
+    if subskill is not None and definition.subskill(subskill) is None:
+        problems.append(f"it names an unknown sub-skill {subskill!r}")
+    if problems:
+        raise SessionError(
+            f"session '{session_id}': the header does not fit: {'; '.join(problems)}"
+        )
+    return Header(
+        session_id=session_id,
+        skill=definition.name,
+        host=data["host"],
+        tools=tuple(tools) if tools is not None else None,
+        is_subagent=bool(data.get("isSubagent")),
+        params=data["params"],
+        output_mode=data["outputMode"],
+        subskill=subskill,
+    )
+
+
+# -- lines --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int
+    data: Any
+    problem: str | None
+
+    @property
+    def kind(self) -> Any:
+        return self.data.get("type") if isinstance(self.data, dict) else None
+
+
+def _split(data: bytes, first_number: int, offset: int) -> list[_Line]:
+    """Parse the lines of ``data[offset:]``; a last line without a newline counts too (an
+    agent may append its output line with ``printf``)."""
+    chunk = data[offset:]
+    raw_lines = chunk.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    lines = []
+    for index, raw in enumerate(raw_lines):
+        number = first_number + index
+        if not raw.strip():
+            lines.append(_Line(number, None, "blank"))
+            continue
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            lines.append(_Line(number, None, f"not valid JSON ({error})"))
+            continue
+        if not isinstance(value, dict):
+            lines.append(_Line(number, None, "not a JSON object"))
+            continue
+        lines.append(_Line(number, value, None))
+    return lines
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+# -- loading a run ------------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    header: Header
+    engine: Engine
+    tail: list[_Line]
+    """Lines after the last one skillkit wrote: the agent's pending output."""
+    digest: Any
+    """SHA-256 of the whole file as read (extended with what this call appends)."""
+
+
+def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Path) -> _Loaded:
+    end = data.find(b"\n")
+    first = _split(data[: end if end >= 0 else len(data)], 1, 0)
+    header = _parse_header(first[0] if first else None, session_id, definition)
+    cached = _read_cache(sidecar, session_id)
+    digest = hashlib.sha256()
+    if cached is not None:
+        size, lines, sha = cached["bytes"], cached["lines"], cached["sha256"]
+        if size > len(data):
+            raise SessionError(
+                f"session '{session_id}' is truncated: skillkit left it at {size} bytes "
+                f"({lines} lines), it now has {len(data)}; the file must only be appended to"
+            )
+        digest.update(data[:size])
+        if digest.hexdigest() != sha:
+            raise SessionError(
+                f"session '{session_id}' was modified: its first {lines} lines no longer match "
+                "what skillkit wrote; the file must only be appended to (start a new session)"
+            )
+        tail = _split(data, lines + 1, size)
+        if not any(line.kind in RESULT_TYPES or line.kind == "header" for line in tail):
+            engine = _engine(definition, header)
+            try:
+                engine.restore(cached["engine"])
+            except (SkillkitError, LookupError, TypeError, ValueError, AttributeError):
+                pass  # the cache does not fit this skill (edited between calls?): replay below
+            else:
+                digest.update(data[size:])
+                return _Loaded(header, engine, tail, digest)
+    digest = hashlib.sha256(data)
+    engine, tail = _rebuild(definition, header, _split(data, 1, 0))
+    return _Loaded(header, engine, tail, digest)
+
+
+def _engine(definition: SkillDefinition, header: Header) -> Engine:
+    try:
+        return open_engine(definition, header.handshake(), header.params, header.subskill)
+    except ParamsError as error:
+        raise SessionError(
+            f"session '{header.session_id}': its params no longer fit the skill: {error}"
+        ) from None
+
+
+def _rebuild(
+    definition: SkillDefinition, header: Header, lines: list[_Line]
+) -> tuple[Engine, list[_Line]]:
+    """Replay the result lines' history; check the run ends where the file says."""
+    sid = header.session_id
+    results = [line for line in lines[1:] if line.kind in RESULT_TYPES]
+    if not results:
+        raise SessionError(f"session '{sid}' has no result line after its header: truncated?")
+    history: list[Any] = []
+    for line in results:
+        if line.kind == "error":
+            continue  # a refused output changed nothing
+        if "completed" in line.data:
+            history.append(line.data["completed"])
+        auto = line.data.get("autoAdvanced", [])
+        if not isinstance(auto, list):
+            raise SessionError(f"session '{sid}', line {line.number}: autoAdvanced is not a list")
+        history.extend(auto)
+    engine = _engine(definition, header)
+    try:
+        run_sync(engine.replay(history), event_loop=needs_event_loop(definition))
+    except HistoryError as error:
+        raise SessionError(
+            f"session '{sid}' does not replay; the file was damaged or edited: {error}"
+        ) from None
+    last = next((line for line in reversed(results) if line.kind != "error"), results[-1])
+    expected = last.data.get("step") if last.kind == "prompt" else None
+    if (last.kind == "done") != bool(engine.finished) or (
+        last.kind == "prompt" and engine.current != expected
+    ):
+        where = "finished" if engine.finished else f"at step {engine.current!r}"
+        raise SessionError(
+            f"session '{sid}' is inconsistent: line {last.number} says "
+            f"{'done' if last.kind == 'done' else f'step {expected!r}'}, but its history "
+            f"replays to a run {where}; the file was damaged or edited"
+        )
+    tail = [line for line in lines if line.number > results[-1].number]
+    return engine, tail
+
+
+def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:
+    raw = read_sidecar(path)
+    if raw is None:
+        return None
+    try:
+        cached = json.loads(raw)
+    except ValueError:
+        return None
+    ok = (
+        isinstance(cached, dict)
+        and cached.get("v") == SIDECAR_VERSION
+        and cached.get("sessionId") == session_id
+        and isinstance(cached.get("bytes"), int)
+        and isinstance(cached.get("lines"), int)
+        and isinstance(cached.get("sha256"), str)
+        and "engine" in cached
+    )
+    return cached if ok else None
+
+
+def _write_cache(
+    path: Path, session_id: str, engine: Engine, size: int, lines: int, sha: str
+) -> str | None:
+    """Write the sidecar; a failure only costs speed later, so it becomes a note."""
+    cache = {
+        "v": SIDECAR_VERSION,
+        "sessionId": session_id,
+        "bytes": size,
+        "lines": lines,
+        "sha256": sha,
+        "engine": engine.snapshot(),
+    }
+    try:
+        write_sidecar(path, json_line(cache).encode("utf-8"))
+    except (SessionError, OSError) as error:
+        return f"warning: could not write the session snapshot ({error}); later calls replay"
+    return None
+
+
+# -- start and advance --------------------------------------------------------------------
+
+
+def start(
+    definition: SkillDefinition | ReferenceDefinition, inv: Invocation, handshake: Handshake
+) -> Reply:
+    """Start a run in a new session file; print the ``SessionPointer``."""
+    workflow = workflow_of(definition)
+    folder = session_dir(inv.session_dir, create=True)
+    params = None if inv.params is MISSING else inv.params
+    engine = open_engine(workflow, handshake, params, inv.subskill)
+    result = run_sync(engine.start(), event_loop=needs_event_loop(workflow))
+    wire = result.to_wire()
+    if wire["kind"] == "error":
+        reply = result_reply(wire)
+        return Reply(reply.stdout, 1, reply.notes)
+    session_id = new_session_id()
+    header = Header(
+        session_id=session_id,
+        skill=workflow.name,
+        host=handshake.host,
+        tools=handshake.tools_available if inv.given("tools") else None,
+        is_subagent=handshake.is_subagent,
+        params=engine.params_data,
+        output_mode=inv.output_mode or "file",
+        subskill=inv.subskill,
+    )
+    body = (
+        json_line(header.to_json(_now())) + "\n" + json_line({"type": wire["kind"], **wire}) + "\n"
+    ).encode("utf-8")
+    path = session_path(folder, session_id)
+    create_file(path, body)
+    note = _write_cache(
+        sidecar_path(folder, session_id),
+        session_id,
+        engine,
+        len(body),
+        2,
+        hashlib.sha256(body).hexdigest(),
+    )
+    pointer = {"sessionId": session_id, "file": str(path), "line": 2}
+    return Reply(json_line(pointer) + "\n", 0, (note,) if note else ())
+
+
+def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) -> Reply:
+    """Submit the newest output line (or ``--output``); print the new result's line number."""
+    workflow = workflow_of(definition)
+    session_id = checked_session_id(inv.session or "")
+    folder = session_dir(inv.session_dir, create=False)
+    path = session_path(folder, session_id)
+    notes = [
+        f"note: ignoring --{flag}: a session keeps the params, host and tools of its start"
+        for flag in HEADER_ONLY_FLAGS
+        if inv.given(flag)
+    ]
+    with LockedFile(path, session_id) as file:
+        data = file.read()
+        loaded = _load(workflow, session_id, data, sidecar_path(folder, session_id))
+        step, output, own_line = _submission(inv, loaded, path, notes)
+        engine = loaded.engine
+        result = run_sync(engine.advance(step, output), event_loop=needs_event_loop(workflow))
+        wire = result.to_wire()
+        if exit_code(wire) != 0:
+            return result_reply(wire, tuple(notes))  # refused: the file stays as it was
+        new_lines = [{"type": "output", "step": step, "output": output}] if own_line else []
+        new_lines.append({"type": wire["kind"], **wire})
+        text = "".join(json_line(line) + "\n" for line in new_lines)
+        appended = (b"\n" if data and not data.endswith(b"\n") else b"") + text.encode("utf-8")
+        file.append(appended)
+        total_lines = _line_count(data) + len(new_lines)
+        loaded.digest.update(appended)
+        note = _write_cache(
+            sidecar_path(folder, session_id),
+            session_id,
+            engine,
+            len(data) + len(appended),
+            total_lines,
+            loaded.digest.hexdigest(),
+        )
+    if note:
+        notes.append(note)
+    return Reply(f"{total_lines}\n", 0, tuple(notes))
+
+
+def _submission(
+    inv: Invocation, loaded: _Loaded, path: Path, notes: list[str]
+) -> tuple[Any, Any, bool]:
+    """``(step, output, whether the CLI writes the output line itself)``."""
+    header = loaded.header
+    if inv.subskill is not None and header.subskill not in (None, inv.subskill):
+        raise UsageError(
+            f"session '{header.session_id}' was started on sub-skill '{header.subskill}', not "
+            f"'{inv.subskill}'"
+        )
+    if inv.given("output-mode") and inv.output_mode != header.output_mode:
+        raise UsageError(
+            f"session '{header.session_id}' uses output mode {header.output_mode} (fixed at start)"
+        )
+    if loaded.engine.finished:
+        raise SkillkitError(
+            f"session '{header.session_id}' has finished (its done result is in {path}); "
+            "start a new session",
+            code="state",
+        )
+    if inv.given("output"):
+        return submitted_step(inv), inv.output, True
+    if header.output_mode == "flag":
+        raise UsageError(f"session '{header.session_id}' is in flag mode: pass --step and --output")
+    pending = _pending_output(loaded.tail, notes)
+    current = loaded.engine.current
+    if pending is None:
+        raise UsageError(
+            "nothing to submit: append your output as one line, "
+            f'{{"type":"output","step":"{current or "STEP"}","output":{{...}}}}, to {path}, '
+            "then call advance again (or pass --step and --output)"
+        )
+    step, output = pending
+    if inv.step is not None and submitted_step(inv) != step:
+        raise UsageError(
+            f"--step {inv.step} does not match the newest output line, which is for step '{step}'"
+        )
+    return step, output, False
+
+
+def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | None:
+    """The newest output line after the last result; older junk lines are skipped."""
+    written = [line for line in tail if line.problem != "blank"]
+    if not written:
+        return None
+    newest = written[-1]
+    for line in written[:-1]:
+        notes.append(f"note: line {line.number} is superseded by line {newest.number}; ignoring it")
+    if newest.problem is not None:
+        raise UsageError(
+            f"line {newest.number} of the session file is {newest.problem}; append the output "
+            'as one JSON object on one line: {"type":"output","step":...,"output":...}'
+        )
+    data = newest.data
+    if data.get("type") != "output":
+        raise UsageError(
+            f"line {newest.number} of the session file has type {data.get('type')!r}; the agent "
+            'appends lines of type "output"'
+        )
+    if not isinstance(data.get("step"), str):
+        raise UsageError(f'the output line {newest.number} has no "step" string')
+    if "output" not in data:
+        raise UsageError(f'the output line {newest.number} has no "output"')
+    return data["step"], data["output"]
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

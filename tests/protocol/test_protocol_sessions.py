@@ -1,0 +1,339 @@
+"""Session mode on disk: the file format, secure folders and files, locking, the snapshot
+sidecar, and reading what the agent appended."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.errors import SessionError
+from skillkit_core.protocol import session_store
+from tests.protocol.support import (
+    AUTOPILOT,
+    DEPLOY_CHECK,
+    ROOT,
+    Session,
+    result_of,
+    run,
+    start_session,
+)
+
+CHOOSE = {"target": "staging"}
+VERIFY = {"blockers": [], "safe": True}
+
+
+def _default_dir(tmp: Path) -> Path:
+    return tmp / f"skillkit-{os.getuid()}"
+
+
+def _at_verify(folder: Path, *extra: str) -> Session:
+    session, _ = start_session(DEPLOY_CHECK, folder, *extra)
+    assert session.advance("--step", "choose", "--output", json.dumps(CHOOSE)).code == 0
+    return session
+
+
+# -- the file ------------------------------------------------------------------------------
+
+
+def test_start_prints_a_pointer_to_line_two_of_a_private_file(tmp_path: Path) -> None:
+    env = {"TMPDIR": str(tmp_path)}
+    call = run(DEPLOY_CHECK, "--params", "{}", "--host", "claude-code", "--session", "new", env=env)
+    assert call.code == 0, call.describe()
+    pointer = call.json
+    assert list(pointer) == ["sessionId", "file", "line"]
+    assert re.fullmatch(r"[0-9a-f]{32}", pointer["sessionId"])
+    assert pointer["line"] == 2
+    path = Path(pointer["file"])
+    assert path.is_absolute()
+    assert path == _default_dir(tmp_path) / f"skill-kit-{pointer['sessionId']}.jsonl"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2
+    first = result_of(json.loads(lines[1]))
+    assert first["kind"] == "prompt" and first["step"] == "choose" and "preamble" in first
+
+
+def test_header_holds_what_every_advance_rebuilds_from(tmp_path: Path) -> None:
+    session, _ = start_session(
+        DEPLOY_CHECK, tmp_path, "--host", "Some-New-Agent", "--tools", "Read, Bash", "--subagent"
+    )
+    header = session.line(1)
+    assert list(header) == [
+        "type",
+        "sessionId",
+        "skill",
+        "host",
+        "tools",
+        "isSubagent",
+        "params",
+        "createdAt",
+        "outputMode",
+    ]
+    assert header["type"] == "header" and header["sessionId"] == session.session_id
+    assert header["skill"] == "deploy-check"
+    assert header["host"] == "generic"  # unknown hosts run as generic
+    assert header["tools"] == ["Read", "Bash"]
+    assert header["isSubagent"] is True
+    assert header["params"] == {"env": None}  # validated, defaults filled in
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", header["createdAt"])
+    assert header["outputMode"] == "file"
+
+
+def test_optional_header_keys_are_left_out(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path, "--host", "codex")
+    assert not {"tools", "isSubagent", "subskill"} & set(session.line(1))
+
+
+def test_session_ids_are_fresh_for_every_start(tmp_path: Path) -> None:
+    ids = {start_session(DEPLOY_CHECK, tmp_path)[0].session_id for _ in range(3)}
+    assert len(ids) == 3
+
+
+def test_relative_session_dir_is_made_absolute(tmp_path: Path) -> None:
+    relative = os.path.relpath(tmp_path / "rel", ROOT)
+    call = run(DEPLOY_CHECK, "--session", "new", "--session-dir", relative)
+    assert Path(call.json["file"]).parent == tmp_path / "rel"
+
+
+def test_validation_errors_are_appended_and_the_step_can_be_retried(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path, "--output-mode", "flag")
+    bad = session.advance("--step", "verify", "--output", '{"blockers": "none"}')
+    assert bad.code == 0, bad.describe()
+    number = int(bad.stdout)
+    error = result_of(session.line(number))
+    assert error["error"] == "validation" and error["retry"] is True
+    assert "blockers" in error["message"]
+    assert session.line(number - 1) == {
+        "type": "output",
+        "step": "verify",
+        "output": {"blockers": "none"},
+    }
+    good = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert int(good.stdout) == number + 2
+    assert result_of(session.line(number + 2))["step"] == "deploy"
+
+
+def test_file_mode_validation_error_follows_the_agents_line(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    session.write_output("verify", {"safe": True})
+    bad = session.advance()
+    assert bad.code == 0 and int(bad.stdout) == len(session.lines()) == 6
+    assert result_of(session.line(6))["error"] == "validation"
+    again = session.advance()  # the refused line is not submitted twice
+    assert again.code == 1 and "nothing to submit" in again.json["message"]
+    session.write_output("verify", VERIFY)
+    assert int(session.advance().stdout) == 8
+
+
+def test_output_line_without_newline_is_read_and_kept_apart(tmp_path: Path) -> None:
+    """TypeScript SDK bug 8: a line appended without its newline corrupted the file."""
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    session.write_output("choose", CHOOSE, newline=False)
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert int(call.stdout) == 4
+    lines = session.lines()
+    assert [json.loads(line)["type"] for line in lines] == ["header", "prompt", "output", "prompt"]
+    assert session.file.read_bytes().endswith(b"\n")
+    session.write_output("verify", VERIFY, newline=False)
+    assert int(session.advance().stdout) == 6
+
+
+def test_the_newest_output_line_wins(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    session.write_output("choose", {"target": "nowhere"})
+    with session.file.open("a") as handle:
+        handle.write("\n   \n")  # blank lines are ignored
+    session.write_output("choose", CHOOSE)
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert "superseded" in call.stderr
+    assert result_of(session.line(int(call.stdout)))["completed"]["response"] == CHOOSE
+
+
+def test_session_advance_ignores_handshake_flags_and_says_so(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path, "--host", "codex")
+    session.write_output("choose", CHOOSE)
+    call = session.advance("--host", "claude-code", "--params", '{"env": "staging"}')
+    assert call.code == 0, call.describe()
+    assert "ignoring --params" in call.stderr and "ignoring --host" in call.stderr
+
+
+# -- folders and files are checked -------------------------------------------------------------
+
+
+def test_default_folder_open_to_others_is_refused(tmp_path: Path) -> None:
+    folder = _default_dir(tmp_path)
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    call = run(DEPLOY_CHECK, "--session", "new", env={"TMPDIR": str(tmp_path)})
+    assert call.code == 1 and call.json["error"] == "session"
+    assert "chmod 700" in call.json["message"]
+    assert list(folder.iterdir()) == []
+
+
+def test_symlinked_session_folders_are_refused(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    _default_dir(tmp_path).symlink_to(real, target_is_directory=True)
+    call = run(DEPLOY_CHECK, "--session", "new", env={"TMPDIR": str(tmp_path)})
+    assert call.code == 1 and "symbolic link" in call.json["message"]
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    call = run(DEPLOY_CHECK, "--session", "new", "--session-dir", str(tmp_path / "link"))
+    assert call.code == 1 and "symbolic link" in call.json["message"]
+    assert list(real.iterdir()) == []
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to give a folder to another user")
+def test_foreign_owned_session_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "theirs"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 4242, 4242)
+    call = run(DEPLOY_CHECK, "--session", "new", "--session-dir", str(folder))
+    assert call.code == 1 and "belongs to user id 4242" in call.json["message"]
+
+
+def test_symlinked_session_file_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path / "s")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    session.file.unlink()
+    session.file.symlink_to(victim)
+    call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert call.code == 1 and "symbolic link" in call.json["message"]
+    assert victim.read_text() == "precious\n"
+
+
+def test_session_file_open_to_others_is_refused(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    session.file.chmod(0o666)
+    call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert call.code == 1 and "mode is 666" in call.json["message"]
+
+
+def test_files_are_created_exclusively_and_never_through_symlinks(tmp_path: Path) -> None:
+    existing = tmp_path / "skill-kit-x.jsonl"
+    existing.write_text("theirs\n")
+    with pytest.raises(SessionError, match="already exists"):
+        session_store.create_file(existing, b"ours\n")
+    assert existing.read_text() == "theirs\n"
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "target.jsonl")
+    with pytest.raises(SessionError):
+        session_store.create_file(dangling, b"ours\n")
+    assert not (tmp_path / "target.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "text", ["", "new", "0" * 31, "0" * 33, "G" * 32, "../" + "0" * 29, "0" * 31 + "\n", None]
+)
+def test_session_ids_are_checked_before_any_path_is_built(text: str | None) -> None:
+    with pytest.raises(SessionError, match="malformed session id"):
+        session_store.session_path(Path("/nonexistent"), text)  # type: ignore[arg-type]
+
+
+# -- concurrency -------------------------------------------------------------------------------
+
+
+def _spawn(session: Session, *extra: str) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "skillkit_core.protocol", session.entry, "advance"]
+    argv += ["--session", session.session_id, "--session-dir", str(session.folder), *extra]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_concurrent_advances_are_serialised(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    before = len(session.lines())
+    procs = [_spawn(session, "--step", "verify", "--output", json.dumps(VERIFY)) for _ in range(5)]
+    outcomes = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in procs]
+    winners = [o for o in outcomes if o[0] == 0]
+    assert len(winners) == 1, outcomes
+    losers = [json.loads(o[1]) for o in outcomes if o[0] != 0]
+    assert all(r["error"] == "state" for r in losers), losers
+    lines = session.lines()
+    assert len(lines) == before + 2  # one output line and one result, nothing interleaved
+    assert [json.loads(line)["type"] for line in lines[before:]] == ["output", "prompt"]
+
+
+def test_concurrent_file_mode_advances_consume_the_output_once(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    session.write_output("verify", VERIFY)
+    procs = [_spawn(session) for _ in range(4)]
+    codes = sorted(p.wait(timeout=60) for p in procs)
+    assert codes == [0, 1, 1, 1]
+    assert [json.loads(line)["type"] for line in session.lines()][-2:] == ["output", "prompt"]
+
+
+# -- the snapshot sidecar ---------------------------------------------------------------------
+
+
+def _sidecar(session: Session) -> Path:
+    return session.folder / f"skill-kit-{session.session_id}.snapshot.json"
+
+
+def test_sidecar_is_private_and_describes_the_file(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    sidecar = _sidecar(session)
+    assert stat.S_IMODE(sidecar.stat().st_mode) == 0o600
+    cache = json.loads(sidecar.read_text())
+    assert cache["bytes"] == session.file.stat().st_size
+    assert cache["lines"] == len(session.lines())
+    assert cache["engine"]["current"] == "verify"
+
+
+def test_advance_restores_the_snapshot_instead_of_replaying(tmp_path: Path) -> None:
+    """Flat cost: with an intact sidecar the engine state comes from the snapshot."""
+    session = _at_verify(tmp_path)
+    sidecar = _sidecar(session)
+    cache = json.loads(sidecar.read_text())
+    cache["engine"]["current"] = "deploy"  # a state the file's history would not give
+    sidecar.write_text(json.dumps(cache))
+    call = session.advance("--step", "deploy", "--output", '{"url": "u"}')
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["kind"] == "done"
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage", "stale", "other-session"])
+def test_a_lost_or_stale_sidecar_is_rebuilt_from_the_file(tmp_path: Path, damage: str) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    sidecar = _sidecar(session)
+    early = sidecar.read_bytes()
+    session.write_output("choose", CHOOSE)
+    assert session.advance().code == 0
+    if damage == "missing":
+        sidecar.unlink()
+    elif damage == "garbage":
+        sidecar.write_text("{not json")
+    elif damage == "stale":
+        sidecar.write_bytes(early)  # as if the last call died after appending
+    else:
+        cache = json.loads(sidecar.read_text())
+        cache["sessionId"] = "f" * 32
+        sidecar.write_text(json.dumps(cache))
+    call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "deploy"
+    assert json.loads(sidecar.read_text())["lines"] == len(session.lines())
+
+
+def test_rebuild_replays_without_running_actions(tmp_path: Path) -> None:
+    log = tmp_path / "actions.log"
+    session, first = start_session(
+        AUTOPILOT, tmp_path / "s", "--params", json.dumps({"log": str(log)})
+    )
+    assert first["autoAdvanced"][0]["step"] == "prepare"
+    session.write_output("ask", {"part": "x", "again": True})
+    assert session.advance().code == 0
+    _sidecar(session).unlink()
+    session.write_output("ask", {"part": "y", "again": False})
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert log.read_text().splitlines() == ["prepare", "gate", "gate"]

@@ -1,0 +1,162 @@
+"""tree-sitter behind a small door: lazy import, one parser per thread, incremental edits.
+
+Importing this module is free; tree-sitter is loaded on the first parse.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skillkit_core.source.positions import ts_point
+
+_local = threading.local()
+_language: Any = None
+_language_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SourceEdit:
+    """One edit in tree-sitter's terms (its ``InputEdit``): byte offsets and points.
+
+    Points are (row, byte column) with rows counted by ``\\n``, as tree-sitter counts.
+    Several edits apply one after the other, each in the coordinates left by the last.
+    """
+
+    start_byte: int
+    old_end_byte: int
+    new_end_byte: int
+    start_point: tuple[int, int]
+    old_end_point: tuple[int, int]
+    new_end_point: tuple[int, int]
+
+
+def language() -> Any:
+    """The tree-sitter Python language (loaded once)."""
+    global _language
+    if _language is None:
+        with _language_lock:
+            if _language is None:
+                import tree_sitter
+                import tree_sitter_python
+
+                _language = tree_sitter.Language(tree_sitter_python.language())
+    return _language
+
+
+_QUERY_SOURCE = """
+(call) @call
+(subscript) @subscript
+(comparison_operator) @comparison
+(function_definition) @def
+(return_statement) @return
+(ERROR) @error
+(MISSING) @error
+"""
+_query: Any = None
+
+
+def captures(tree: Any) -> dict[str, list[Any]]:
+    """The nodes the index looks at, by kind, in document order (one C-side query)."""
+    global _query
+    import tree_sitter
+
+    if _query is None:
+        _query = tree_sitter.Query(language(), _QUERY_SOURCE)
+    return tree_sitter.QueryCursor(_query).captures(tree.root_node)
+
+
+def _parser() -> Any:
+    # A tree-sitter parser must not be shared between threads; the server indexes in a pool.
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter
+
+        parser = tree_sitter.Parser(language())
+        _local.parser = parser
+    return parser
+
+
+def parse(data: bytes, old_tree: Any = None, edits: Sequence[SourceEdit] = ()) -> Any:
+    """Parse ``data``; with ``old_tree`` and ``edits``, reuse what the edits left intact.
+
+    ``old_tree`` is never modified (it may still be read by another snapshot): the
+    edits are applied to a copy.
+    """
+    if old_tree is None:
+        return _parser().parse(data)
+    tree = old_tree.copy()
+    for edit in edits:
+        tree.edit(
+            start_byte=edit.start_byte,
+            old_end_byte=edit.old_end_byte,
+            new_end_byte=edit.new_end_byte,
+            start_point=edit.start_point,
+            old_end_point=edit.old_end_point,
+            new_end_point=edit.new_end_point,
+        )
+    return _parser().parse(data, tree)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    # Binary search over slice equality: each comparison is one memcmp.
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle :] == b[len(b) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def edit_between(old: bytes, new: bytes) -> SourceEdit:
+    """The single edit that turns ``old`` into ``new`` (the changed middle part)."""
+    start = _common_prefix(old, new)
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - start)
+    old_end, new_end = len(old) - suffix, len(new) - suffix
+    return SourceEdit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=ts_point(old, start),
+        old_end_point=ts_point(old, old_end),
+        new_end_point=ts_point(new, new_end),
+    )
+
+
+def edits_fit(old: bytes, new: bytes, edits: Sequence[SourceEdit]) -> bool:
+    """Whether ``edits`` plausibly turn ``old`` into ``new`` (exactly checked for one edit).
+
+    A wrong edit would make tree-sitter reuse stale subtrees, so doubtful edits are
+    replaced by a computed one rather than trusted.
+    """
+    size = len(old)
+    for edit in edits:
+        if not 0 <= edit.start_byte <= edit.old_end_byte <= size:
+            return False
+        if edit.new_end_byte < edit.start_byte:
+            return False
+        size += edit.new_end_byte - edit.old_end_byte
+    if size != len(new):
+        return False
+    if len(edits) == 1:
+        (edit,) = edits
+        return (
+            old[: edit.start_byte] == new[: edit.start_byte]
+            and old[edit.old_end_byte :] == new[edit.new_end_byte :]
+        )
+    return True

@@ -1,0 +1,162 @@
+"""Structural diagnostics from the syntax index: each rule fires on a bad file, stays
+silent on a good one, and stays silent where syntax cannot be sure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.source import index_source, structural_diagnostics
+
+FIXTURE = (Path(__file__).parent / "fixtures" / "release_desk.py").read_text(encoding="utf-8")
+CLEAN = FIXTURE.replace('    .step("orphan", prompt="Personne 🙈", next="done")\n', "")
+
+HEADER = "from skillkit_core import act, branch, module, skill, terminal\n\n"
+
+
+def findings(text: str) -> list[tuple[str, str, int, str | None]]:
+    return [
+        (d.rule, d.severity, d.range.line if d.range else -1, d.step)
+        for d in structural_diagnostics(index_source(text), file="skill.py")
+    ]
+
+
+def test_a_clean_file_has_no_structural_findings() -> None:
+    assert findings(CLEAN) == []
+
+
+def test_a_step_no_transition_reaches_is_unreachable() -> None:
+    (diagnostic,) = structural_diagnostics(index_source(FIXTURE), file="release.py")
+    assert diagnostic.rule == "unreachable-step" and diagnostic.severity == "warning"
+    assert diagnostic.step == "orphan" and diagnostic.file == "release.py"
+    assert diagnostic.range == SourceRange(94, 11, 94, 17)
+    assert diagnostic.message == 'step "orphan" is never reached from the entry step'
+
+
+def test_a_misspelt_next_is_an_unknown_step_with_a_did_you_mean_fix() -> None:
+    text = CLEAN.replace('blocker.", next="verify")', 'blocker.", next="verfy")')
+    (diagnostic,) = structural_diagnostics(index_source(text), file="release.py")
+    assert diagnostic.rule == "unknown-step" and diagnostic.severity == "error"
+    assert diagnostic.message == 'no step named "verfy" (did you mean "verify"?)'
+    assert diagnostic.step == "fix"
+    assert diagnostic.range == SourceRange(80, 63, 80, 68)
+    assert diagnostic.fix is not None and diagnostic.fix.title == 'Change to "verify"'
+    (edit,) = diagnostic.fix.edits
+    assert (edit.range, edit.new_text, edit.file) == (
+        SourceRange(80, 63, 80, 68),
+        "verify",
+        "release.py",
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        ('branch(to="deploy")', 'branch(to="deplo")', 67),
+        ('on_max_visits="abort"', 'on_max_visits="abrt"', 78),
+        ("ctx.store.steps['choose']", "ctx.store.steps['chose']", 65),
+        ('ctx.store.steps.ran("review")', 'ctx.store.steps.ran("reviews")', 88),
+        ('"done" if ctx.store', '"dne" if ctx.store', 88),
+        ('return "abort" if', 'return "abandon" if', 32),
+        ('entry="choose"', 'entry="chose"', 47),
+        ('"subskill:release"', '"subskill:relase"', 109),  # CLEAN lacks one line above
+        ('"topic:rollback"', '"topic:rollbak"', 109),
+        ('next="auth-login"', 'next="auth-logon"', 59),
+    ],
+)
+def test_every_kind_of_step_naming_string_is_checked(old: str, new: str, line: int) -> None:
+    assert old in CLEAN
+    found = findings(CLEAN.replace(old, new, 1))
+    assert [(rule, line_) for rule, _, line_, _ in found] == [("unknown-step", line)]
+
+
+def test_unknown_routes_say_what_they_route_to() -> None:
+    text = CLEAN.replace('"topic:rollback"', '"topic:rollbak"')
+    (diagnostic,) = structural_diagnostics(index_source(text))
+    assert diagnostic.message == 'no topic named "rollbak" (did you mean "rollback"?)'
+    assert diagnostic.fix is not None
+    assert diagnostic.fix.edits[0].range == SourceRange(109, 77, 109, 84)  # after "topic:"
+
+
+def test_no_unknown_step_when_the_step_names_are_not_all_literals() -> None:
+    text = HEADER + (
+        'flow = skill(name="s", entry="a").step("a", next="b-1")\n'
+        "for number in range(3):\n"
+        '    flow = flow.step(f"b-{number}", next=terminal)\n'
+    )
+    assert findings(text) == []
+
+
+def test_no_unknown_step_for_modules_imported_from_elsewhere_or_not_registered() -> None:
+    imported = HEADER + (
+        "from elsewhere import auth\n"
+        'flow = skill(name="s", entry="a").step("a", next="login").register(auth, next="a")\n'
+    )
+    assert findings(imported) == []
+    open_module = HEADER + 'auth = module(name="m", entry="x").step("x", next="dashboard")\n'
+    assert findings(open_module) == []
+
+
+def test_a_duplicate_step_name_is_reported_on_the_second_definition() -> None:
+    text = HEADER + (
+        'flow = (skill(name="s", entry="a")\n'
+        '    .step("a", next="b")\n'
+        '    .step("b", next=terminal)\n'
+        '    .step("b", next=terminal))\n'
+    )
+    (diagnostic,) = structural_diagnostics(index_source(text))
+    assert diagnostic.rule == "duplicate-step" and diagnostic.severity == "error"
+    assert diagnostic.range == SourceRange(5, 11, 5, 12)
+    assert diagnostic.message == 'step "b" is already defined on line 5'
+
+
+def test_a_module_step_clashing_with_a_skill_step_is_a_duplicate() -> None:
+    text = HEADER + (
+        'auth = module(name="m", entry="a").step("a", next=PARENT).build()\n'
+        'flow = skill(name="s", entry="a").step("a", next=terminal).register(auth, next="a")\n'
+    )
+    assert [rule for rule, *_ in findings(text)] == ["duplicate-step"]
+
+
+def test_a_slash_in_a_dispatcher_step_name_is_reported() -> None:
+    text = HEADER + (
+        'desk = (skill(name="d", entry="pick/one")\n'
+        '    .step("pick/one", next="subskill:x")\n'
+        '    .subskill("x", other))\n'
+    )
+    (diagnostic,) = structural_diagnostics(index_source(text))
+    assert diagnostic.rule == "composite-step-name" and diagnostic.severity == "error"
+    assert diagnostic.range == SourceRange(3, 11, 3, 19)
+    without_subskills = text.replace('    .subskill("x", other))\n', ")\n").replace(
+        '"subskill:x"', "terminal"
+    )
+    assert findings(without_subskills) == []
+
+
+def test_reachability_is_not_judged_when_a_next_is_dynamic() -> None:
+    text = HEADER + (
+        'flow = (skill(name="s", entry="a")\n'
+        '    .step("a", next=lambda ctx: ctx.response.where)\n'
+        '    .step("b", next=terminal))\n'
+    )
+    assert findings(text) == []
+
+
+def test_a_misspelt_target_does_not_also_make_every_later_step_unreachable() -> None:
+    text = CLEAN.replace('next="auth-login"', 'next="auth-logon"')
+    assert [rule for rule, *_ in findings(text)] == ["unknown-step"]
+
+
+def test_reachability_is_not_judged_while_the_chain_has_a_syntax_error() -> None:
+    text = FIXTURE.replace('.step("abort", prompt=', '.step("abort", prompt=(', 1)
+    assert "unreachable-step" not in [rule for rule, *_ in findings(text)]
+
+
+def test_findings_come_in_document_order() -> None:
+    text = FIXTURE.replace('next="auth-login"', 'next="auth-logon"').replace(
+        'entry="classify"', 'entry="clasify"'
+    )
+    lines = [line for _, _, line, _ in findings(text)]
+    assert lines == sorted(lines) and len(lines) == 2

@@ -157,10 +157,12 @@ def find_skill_folders(root: Path) -> list[Path]:
 def find_workflow_files(root: Path) -> list[Path]:
     """Python skill files under ``root`` that a directory walk should check.
 
-    Hook for the workflow linter: returns nothing until Python skill checking is wired,
-    so that walking a folder never fails on ordinary Python files.
+    Files that import skillkit_core and build a skill, reference or module (ordinary
+    Python files are left alone).
     """
-    return []
+    from skillkit_core.lint.check_workflow import find_skill_sources
+
+    return find_skill_sources(root, _SKIPPED)
 
 
 def _check_manifest(target: Target) -> TargetReport:
@@ -168,9 +170,17 @@ def _check_manifest(target: Target) -> TargetReport:
     return TargetReport(target, report.diagnostics, report.hosts, report.suppressed)
 
 
-# How each kind of target is checked. Python skill files: add "workflow" here.
+def _check_workflow(target: Target) -> TargetReport:
+    from skillkit_core.lint.check_workflow import check_entry
+
+    report = check_entry(target.path, target.attr)
+    return TargetReport(target, report.diagnostics, suppressed=report.suppressed)
+
+
+# How each kind of target is checked.
 CHECKERS: dict[TargetKind, Callable[[Target], TargetReport]] = {
     "manifest": _check_manifest,
+    "workflow": _check_workflow,
 }
 
 

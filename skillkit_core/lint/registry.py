@@ -40,6 +40,24 @@ from skillkit_core.lint.rules import (
     manifest_unknown_key,
     manifest_yaml_not_strict,
     manifest_yaml_typed_scalar,
+    workflow_composite_duplicate_subskill,
+    workflow_composite_duplicate_topic,
+    workflow_composite_step_name,
+    workflow_cycle_guard,
+    workflow_dead_end,
+    workflow_duplicate_step,
+    workflow_host_branching_density,
+    workflow_invalid_definition,
+    workflow_load_error,
+    workflow_no_host_tool_names,
+    workflow_orphan_references,
+    workflow_primitive_schema_mismatch,
+    workflow_reference_too_large,
+    workflow_schema_not_serializable,
+    workflow_unguarded_store_access,
+    workflow_unknown_step,
+    workflow_unknown_tool_names,
+    workflow_unreachable_step,
 )
 
 RULES: tuple[Rule, ...] = (
@@ -78,7 +96,25 @@ RULES: tuple[Rule, ...] = (
     manifest_script_security.RULE,
     manifest_dynamic_context_security.RULE,
     manifest_secret_literal.RULE,
-    # Workflow (Python skill definition) rules go below.
+    # Workflow: Python skill definitions (checked on the built definition + source)
+    workflow_load_error.RULE,
+    workflow_invalid_definition.RULE,
+    workflow_duplicate_step.RULE,
+    workflow_unknown_step.RULE,
+    workflow_cycle_guard.RULE,
+    workflow_unreachable_step.RULE,
+    workflow_dead_end.RULE,
+    workflow_unguarded_store_access.RULE,
+    workflow_schema_not_serializable.RULE,
+    workflow_primitive_schema_mismatch.RULE,
+    workflow_no_host_tool_names.RULE,
+    workflow_unknown_tool_names.RULE,
+    workflow_host_branching_density.RULE,
+    workflow_composite_step_name.RULE,
+    workflow_composite_duplicate_subskill.RULE,
+    workflow_composite_duplicate_topic.RULE,
+    workflow_orphan_references.RULE,
+    workflow_reference_too_large.RULE,
 )
 
 _BY_ID = {rule.id: rule for rule in RULES}

@@ -58,11 +58,15 @@ def test_no_paths_is_a_usage_error() -> None:
         collect_targets([])
 
 
-def test_workflow_targets_need_their_checker(tmp_path: Path) -> None:
+def test_a_named_python_file_without_a_skill_is_an_error(tmp_path: Path) -> None:
     entry = tmp_path / "flow.py"
     entry.write_text("x = 1\n")
-    with pytest.raises(UsageError, match="Python skill files"):
-        check_paths([str(entry)])
+    run = check_paths([str(entry)])
+    (report,) = run.reports
+    (problem,) = report.diagnostics
+    assert (problem.rule, problem.severity) == ("load-error", "error")
+    assert problem.message == "the module defines no built skill or reference at top level"
+    assert run.exit_code == 1
 
 
 def test_run_counts_and_exit_codes(tmp_path: Path) -> None:

@@ -1,0 +1,274 @@
+"""cycle-guard: loops carry an explicit visit limit and a valid way out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
+from skillkit_core.lint.rule import Rule
+from skillkit_core.lint.workflow import (
+    WorkflowContext,
+    add_arguments_fix,
+    closest,
+    replacement_fix,
+    string_literal,
+)
+
+# The definitions and the engine are imported on first use: the registry (and with it
+# this module) is loaded by every ``skillkit check``, also of SKILL.md folders only.
+# How the unguarded-loop messages say it (the fix recognises its diagnostics by them).
+_LOOP_MARKS = ("loops back to itself", "form a cycle")
+
+
+def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
+    if ctx.skill is None:
+        return
+    yield from _invalid_guards(ctx)
+    yield from _unguarded_cycles(ctx)
+
+
+# ---------------------------------------------------------------- invalid guards
+
+
+def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
+    from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX
+
+    skill = ctx.skill
+    assert skill is not None
+    for step in ctx.steps.values():
+        target = step.on_max_visits
+        if target is None:
+            continue
+        where = _on_max_visits_range(ctx, step.name)
+        if target in ("self", step.name):
+            yield ctx.diagnostic(
+                RULE,
+                f"step '{step.name}': on_max_visits='{target}' re-enters the step whose "
+                "limit was just reached; name the step to go to instead",
+                step=step.name,
+                range=where,
+                severity="error",
+            )
+        elif target.startswith(SUBSKILL_PREFIX):
+            name = target[len(SUBSKILL_PREFIX) :]
+            if skill.subskill(name) is None:
+                yield ctx.diagnostic(
+                    RULE,
+                    f"step '{step.name}': on_max_visits='{target}' names no registered sub-skill",
+                    step=step.name,
+                    range=where,
+                    severity="error",
+                )
+        elif target.startswith(TOPIC_PREFIX):
+            name = target[len(TOPIC_PREFIX) :]
+            if skill.topic(name) is None:
+                yield ctx.diagnostic(
+                    RULE,
+                    f"step '{step.name}': on_max_visits='{target}' names no registered topic",
+                    step=step.name,
+                    range=where,
+                    severity="error",
+                )
+        elif target not in ctx.steps:
+            hint = closest(target, ctx.steps)
+            yield ctx.diagnostic(
+                RULE,
+                f"step '{step.name}': on_max_visits='{target}' is not a step"
+                + (f"; did you mean '{hint}'?" if hint else ""),
+                step=step.name,
+                range=where,
+                severity="error",
+            )
+        elif step.max_visits is None and step.name not in _looping(ctx):
+            yield ctx.diagnostic(
+                RULE,
+                f"step '{step.name}' has on_max_visits but no max_visits and is not on a "
+                "cycle, so the limit never applies; add max_visits or drop on_max_visits",
+                step=step.name,
+                range=where,
+                severity="warning",
+            )
+
+
+def _looping(ctx: WorkflowContext) -> set[str]:
+    """Steps on a cycle of next/branch transitions (a guard's own on_max_visits edge
+    does not make its step loop)."""
+    successors: dict[str, list[str]] = {name: [] for name in ctx.steps}
+    for edge in ctx.graph.edges:
+        if edge.kind != "max_visits":
+            successors[edge.source].append(edge.target)
+    return set().union(*_loops(successors))
+
+
+def _on_max_visits_range(ctx: WorkflowContext, step: str):  # type: ignore[no-untyped-def]
+    info = ctx.step_info(step)
+    if info is not None and info.on_max_visits is not None:
+        return info.on_max_visits.name_range
+    argument = ctx.step_argument(step, "on_max_visits")
+    return argument.value_range if argument is not None else ctx.step_range(step)
+
+
+# ---------------------------------------------------------------- unguarded cycles
+
+
+def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+
+    graph = ctx.graph
+    order = list(ctx.steps)
+    guarded = {
+        name
+        for name, step in ctx.steps.items()
+        if step.max_visits is not None and step.on_max_visits is not None
+    }
+    for cycle in graph.cycles:
+        members = set(cycle) - guarded
+        successors = {n: [m for m in graph.successors[n] if m in members] for n in members}
+        for component in _loops(successors):
+            head = _head(ctx, component, order)
+            names = ", ".join(f"'{n}'" for n in sorted(component, key=order.index))
+            step = ctx.steps[head]
+            if len(component) == 1:
+                what = f"step '{head}' {_LOOP_MARKS[0]}"
+            else:
+                what = f"steps {names} {_LOOP_MARKS[1]}"
+            if step.max_visits is not None:
+                message = (
+                    f"{what}; '{head}' has max_visits={step.max_visits} but no on_max_visits, "
+                    "so reaching the limit ends the run with an error. Add on_max_visits"
+                )
+            else:
+                message = (
+                    f"{what} with no max_visits/on_max_visits; the implicit limit of "
+                    f"{IMPLICIT_MAX_VISITS} visits ends the run with an error. Add both to "
+                    f"'{head}'"
+                )
+            yield ctx.diagnostic(RULE, message, step=head, severity="warning")
+
+
+def _loops(successors: dict[str, list[str]]) -> list[set[str]]:
+    """Strongly connected components that contain a cycle (Kosaraju, iterative)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in successors:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(successors[root]))]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                order.append(node)
+            elif child not in seen:
+                seen.add(child)
+                stack.append((child, iter(successors[child])))
+    predecessors: dict[str, list[str]] = {n: [] for n in successors}
+    for node, targets in successors.items():
+        for target in targets:
+            predecessors[target].append(node)
+    assigned: set[str] = set()
+    found: list[set[str]] = []
+    for root in reversed(order):
+        if root in assigned:
+            continue
+        component = {root}
+        assigned.add(root)
+        pending = [root]
+        while pending:
+            for prev in predecessors[pending.pop()]:
+                if prev not in assigned:
+                    assigned.add(prev)
+                    component.add(prev)
+                    pending.append(prev)
+        if len(component) > 1 or root in successors[root]:
+            found.append(component)
+    return found
+
+
+def _head(ctx: WorkflowContext, component: set[str], order: list[str]) -> str:
+    """The step to guard: one that already has max_visits (its guard is half done),
+    else where the loop is entered from outside, first in source order."""
+    started = [name for name in component if ctx.steps[name].max_visits is not None]
+    if started:
+        return min(started, key=order.index)
+    graph = ctx.graph
+    entered = {
+        edge.target
+        for edge in graph.edges
+        if edge.target in component and edge.source not in component
+    }
+    if graph.entry in component:
+        entered.add(graph.entry)
+    candidates = entered or component
+    return min(candidates, key=order.index)
+
+
+# ---------------------------------------------------------------- fixes
+
+
+def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
+    step = diagnostic.step
+    if step is None or step not in ctx.steps or ctx.skill is None:
+        return None
+    if diagnostic.severity == "error":
+        target = ctx.steps[step].on_max_visits
+        if not target or target in ctx.steps or target == "self" or ":" in target:
+            return None
+        hint = closest(target, ctx.steps)
+        if hint is None or diagnostic.range is None or ctx.text_at(diagnostic.range) != target:
+            return None
+        return replacement_fix(f"Change on_max_visits to '{hint}'", diagnostic.range, hint)
+    if not any(mark in diagnostic.message for mark in _LOOP_MARKS):
+        return None
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+
+    exit_step = _exit(ctx, step)
+    if exit_step is None:
+        return None
+    arguments = []
+    if ctx.steps[step].max_visits is None:
+        arguments.append(f"max_visits={IMPLICIT_MAX_VISITS}")
+    arguments.append(f"on_max_visits={string_literal(exit_step)}")
+    return add_arguments_fix(
+        ctx, step, arguments, f"Limit '{step}' and leave the loop for '{exit_step}'"
+    )
+
+
+def _exit(ctx: WorkflowContext, step: str) -> str | None:
+    """A step outside the loop that the loop can already go to (terminal ones first)."""
+    graph = ctx.graph
+    loop = next((set(c) for c in graph.cycles if step in c), {step})
+    outside = [target for name in loop for target in graph.successors[name] if target not in loop]
+    if not outside:
+        return None
+    order = list(ctx.steps)
+    outside.sort(key=lambda name: (name not in graph.terminal, order.index(name)))
+    return outside[0]
+
+
+RULE = Rule(
+    id="cycle-guard",
+    severity="warning",
+    summary="A loop lacks max_visits + on_max_visits, or its guard names no valid step.",
+    rationale=(
+        "A step on a cycle may be entered again and again. Without a declared limit the "
+        "engine stops the run with an error after its implicit limit of visits; with "
+        "max_visits and on_max_visits it leaves the loop for a step you chose. A guard "
+        "whose on_max_visits names no step (or the step itself) can never work: that is "
+        "an error."
+    ),
+    bad=(
+        '.step("poll", prompt="Is the deploy done?", response=Status,\n'
+        '      next=[branch("poll", when=lambda ctx: not ctx.response.done), branch("report")])'
+    ),
+    good=(
+        '.step("poll", prompt="Is the deploy done?", response=Status,\n'
+        '      next=[branch("poll", when=lambda ctx: not ctx.response.done), branch("report")],\n'
+        '      max_visits=5, on_max_visits="report")'
+    ),
+    check=_check,
+    target="workflow",
+    fix=_fix,
+)

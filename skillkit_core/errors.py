@@ -65,6 +65,12 @@ class SessionError(SkillkitError):
     code = "session"
 
 
+class BuildError(SkillkitError):
+    """``skillkit build`` could not produce the skill folder (the previous one is kept)."""
+
+    code = "build"
+
+
 def where(skill: str | None = None, step: str | None = None) -> str:
     """Format a location prefix such as ``skill 'x', step 'y': ``."""
     parts = []

@@ -1,0 +1,347 @@
+"""Start-up code of a bundled skill, copied into every pyz as ``_skillkit_boot.py``.
+
+The pyz's ``__main__`` checks the Python version, then calls :func:`run` with the
+bundle's configuration. ``run`` unpacks, once, two folders into a per-user cache, each
+named after its content hash: the bundle's Python files (with their bytecode placed in
+``__pycache__`` when this Python can use it) and this machine's native code (a zip inside
+the pyz per platform and CPython version). Then it imports the skill from there and hands
+the command line to the protocol.
+
+Why unpack the Python files instead of importing them from the zip: zipimport opens the
+archive, seeks and inflates for every module, which costs tens of milliseconds over the
+few hundred modules a call imports; the normal importer reading cached bytecode from a
+folder does not. The zip stays on ``sys.path`` behind the folder.
+
+Only ``os`` and ``sys`` are used on the common path; ``zipfile`` and friends are imported
+on the one call that extracts. Failures print the protocol's JSON ``error`` result, never
+a traceback (unless ``SKILLKIT_DEBUG=1``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any, NoReturn
+
+NATIVE_DIR = "_skillkit_native"
+PURE_MEMBER = "_skillkit_python.zip"
+"""The nested zip of the bundle's Python files (sources and bytecode)."""
+
+_OS = {"linux": "linux", "darwin": "darwin", "win32": "windows", "cygwin": "windows"}
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def run(config: dict[str, Any]) -> NoReturn:
+    """Run the bundled skill's protocol with this process's arguments, then exit."""
+    import gc
+
+    # Start-up allocates many long-lived objects and frees few: cyclic collections in
+    # the middle of it are wasted work. Loaded objects are frozen out of later ones.
+    gc.disable()
+    archive = os.path.dirname(os.path.abspath(__file__))
+    # bin/<name>.pyz → the skill folder; scripts/run exports it, a direct call may not.
+    os.environ.setdefault("SKILL_DIR", os.path.dirname(os.path.dirname(archive)))
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    native = config.get("native") or {}
+    if native:
+        key = f"{target_id()}-cp{sys.version_info[0]}{sys.version_info[1]}"
+        digests = native.get(key)
+        if digests is None:
+            fail("platform", _unsupported(config, key, version))
+        for digest in digests:
+            sys.path.insert(0, extracted(archive, digest, native_member(digest)))
+    sys.path.insert(0, extracted(archive, config["pure"], PURE_MEMBER))
+    if not config.get("pydantic_plugins", True):
+        _skip_plugin_discovery()
+    definition, main = _load(config)
+    gc.freeze()
+    gc.enable()
+    finish(main(definition, sys.argv[1:]))
+
+
+def finish(code: int) -> NoReturn:
+    """Exit with ``code`` without the interpreter's teardown of every loaded module (tens
+    of milliseconds per call, for nothing: the process ends). What teardown would do that
+    matters still happens: ``atexit`` handlers run and the standard streams are flushed.
+    A non-daemon thread still running gets the ordinary exit, which waits for it."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        current = threading.current_thread()
+        others = [t for t in threading.enumerate() if t is not current and t.is_alive()]
+        if any(not t.daemon for t in others):
+            sys.exit(code)
+    import atexit
+
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_handlers is not None:
+        run_handlers()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()  # a closed pipe: nothing left to deliver
+    os._exit(code if isinstance(code, int) else 1)
+
+
+def _skip_plugin_discovery() -> None:
+    """The bundle holds no pydantic plugin (the build checked), and with ``-S`` only its
+    own distributions are visible, so pydantic's plugin search can only come back
+    empty; it is also the most expensive part of pydantic's start (it imports
+    ``importlib.metadata`` and scans every distribution). Turn it off, and load
+    ``importlib.metadata`` only when one of its names is really used."""
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if "importlib.metadata" not in sys.modules:
+        sys.modules["importlib.metadata"] = _DeferredModule("importlib.metadata")
+
+
+class _DeferredModule(type(sys)):  # type: ignore[misc]
+    """A stand-in in ``sys.modules`` that imports the real module when it is really
+    used. ``import x`` only touches ``__spec__``; ``from x import f`` of one of the
+    module's functions gets a forwarder that imports the module when called (pydantic
+    imports ``entry_points`` at start-up and never calls it with plugins off); any
+    other name imports the module at once."""
+
+    FUNCTIONS = frozenset(
+        {
+            "distribution",
+            "distributions",
+            "entry_points",
+            "files",
+            "metadata",
+            "packages_distributions",
+            "requires",
+            "version",
+        }
+    )
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        self.__spec__ = spec
+        self.__path__ = list(spec.submodule_search_locations or []) if spec else []
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute in self.FUNCTIONS:
+
+            def forward(*args: Any, **kwargs: Any) -> Any:
+                return getattr(self._real(), attribute)(*args, **kwargs)
+
+            forward.__name__ = attribute
+            return forward
+        return getattr(self._real(), attribute)
+
+    def _real(self) -> Any:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        import importlib
+
+        return importlib.import_module(name)
+
+
+def target_id() -> str:
+    """This machine as ``<os>-<arch>`` (the names ``skillkit build --targets`` takes)."""
+    os_name = _OS.get(sys.platform, sys.platform)
+    if hasattr(os, "uname"):
+        machine = os.uname().machine.lower()
+    else:  # Windows
+        machine = os.environ.get("PROCESSOR_ARCHITECTURE", "").lower()
+    return f"{os_name}-{_ARCH.get(machine, machine)}"
+
+
+def native_member(digest: str) -> str:
+    """The nested zip of one distribution's native code for one platform."""
+    return f"{NATIVE_DIR}/{digest}.zip"
+
+
+def _unsupported(config: dict[str, Any], key: str, version: str) -> str:
+    built = ", ".join(sorted(config.get("native") or {}))
+    target = key.rpartition("-cp")[0]
+    return (
+        f"{config.get('skill', 'this skill')} has no native code for {target} with CPython "
+        f"{version}; this copy was built for: {built}. Rebuild it with "
+        f"'skillkit build … --targets {target} --python {version}'"
+    )
+
+
+def _load(config: dict[str, Any]) -> tuple[Any, Any]:
+    """The skill's definition and the protocol's ``main``."""
+    try:
+        module = __import__(config["module"])
+        definition = getattr(module, config["attr"])
+        from skillkit_core.protocol import main
+
+        return definition, main
+    except Exception as error:
+        _debug()
+        fail("entry", f"cannot load the skill: {type(error).__name__}: {error}")
+
+
+def extracted(archive: str, digest: str, member: str) -> str:
+    """The cache folder holding the nested zip ``member`` of the pyz unpacked, extracting
+    it on first use. Folders are named after the content hash computed at build time, so
+    a new build never reuses stale files."""
+    kind = "python" if member == PURE_MEMBER else "native"
+    name = f"{kind}-{digest}"
+    primary = _primary_cache()
+    for base in (primary, *(() if primary else _fallback_caches())):
+        folder = os.path.join(base, name) if base else ""
+        if folder and os.path.isdir(folder):
+            _touch(folder)
+            return folder
+    problems = []
+    for base in (primary, *_fallback_caches()):
+        if not base:
+            continue
+        try:
+            return _extract(archive, member, base, name)
+        except OSError as error:
+            problems.append(f"{base}: {error}")
+    fail("cache", f"cannot unpack the skill's {kind} files: " + "; ".join(problems))
+
+
+def _primary_cache() -> str:
+    """``$SKILLKIT_CACHE_DIR/bundles``, else the platform's per-user cache folder."""
+    configured = os.environ.get("SKILLKIT_CACHE_DIR")
+    if configured:
+        return os.path.join(configured, "bundles")
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        base = os.path.join(home, "Library", "Caches")
+    elif sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    return os.path.join(base, "skillkit", "bundles")
+
+
+def _fallback_caches() -> list[str]:
+    """A private folder under the temp dir, for a home without a writable cache (none
+    when ``SKILLKIT_CACHE_DIR`` is set: that choice is final)."""
+    if os.environ.get("SKILLKIT_CACHE_DIR"):
+        return []
+    import tempfile
+
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return [os.path.join(tempfile.gettempdir(), f"skillkit-{user}", "bundles")]
+
+
+def _extract(archive: str, member: str, base: str, name: str) -> str:
+    import io
+    import shutil
+    import tempfile
+    import zipfile
+
+    os.makedirs(base, mode=0o700, exist_ok=True)
+    _check_private(base)
+    final = os.path.join(base, name)
+    scratch = tempfile.mkdtemp(prefix=".unpack-", dir=base)
+    try:
+        with zipfile.ZipFile(archive) as outer:
+            data = outer.read(member)
+        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+            _unpack(inner, scratch, _bytecode_name(inner))
+        try:
+            os.rename(scratch, final)
+        except OSError:
+            if not os.path.isdir(final):  # not another process winning the race
+                raise
+    finally:
+        if os.path.isdir(scratch):
+            shutil.rmtree(scratch, ignore_errors=True)
+    _prune(base, name)
+    return final
+
+
+def _touch(folder: str) -> None:
+    """Mark ``folder`` as used, so pruning keeps it (a read-only cache is fine)."""
+    with contextlib.suppress(OSError):
+        os.utime(folder)
+
+
+PRUNE_AFTER_DAYS = 30
+
+
+def _prune(base: str, keep: str) -> None:
+    """Remove unpacked bundles nobody used for ``PRUNE_AFTER_DAYS`` (every rebuild of a
+    skill unpacks a new folder; old ones would pile up)."""
+    import shutil
+    import time
+
+    limit = time.time() - PRUNE_AFTER_DAYS * 86400
+    for entry in os.scandir(base):
+        if entry.name == keep or not entry.name.startswith(("python-", "native-")):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < limit:
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def _check_private(base: str) -> None:
+    """Refuse a cache folder another user could have planted code in."""
+    if not hasattr(os, "getuid"):
+        return
+    info = os.lstat(base)
+    import stat
+
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise OSError(f"{base} is not a private folder of this user")
+
+
+def _bytecode_name(archive: Any) -> Any:
+    """Where a bundled ``.pyc`` goes: ``__pycache__/<name>.<tag>.pyc`` when it was
+    compiled for this Python (its first four bytes are this interpreter's magic number),
+    else nowhere (this Python compiles the sources itself, once, into the cache)."""
+    import importlib.util
+
+    probe = next((n for n in archive.namelist() if n.endswith(".pyc")), None)
+    if probe is None or archive.read(probe)[:4] != importlib.util.MAGIC_NUMBER:
+        return lambda name: None
+    tag = sys.implementation.cache_tag
+
+    def place(name: str) -> str | None:
+        folder, _, file = name.rpartition("/")
+        cached = f"__pycache__/{file[:-4]}.{tag}.pyc"
+        return f"{folder}/{cached}" if folder else cached
+
+    return place
+
+
+def _unpack(archive: Any, into: str, bytecode: Any) -> None:
+    """Write every file of ``archive`` below ``into``; ``bytecode(name)`` says where a
+    ``.pyc`` goes (``None``: skip it)."""
+    root = os.path.realpath(into)
+    for info in archive.infolist():
+        name = info.filename
+        if info.is_dir():
+            continue
+        if name.endswith(".pyc"):
+            name = bytecode(name)
+            if name is None:
+                continue
+        target = os.path.realpath(os.path.join(root, *name.split("/")))
+        if not target.startswith(root + os.sep):
+            raise OSError(f"refusing to unpack {name!r} outside {into}")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as handle:
+            handle.write(archive.read(info))
+
+
+def fail(code: str, message: str) -> NoReturn:
+    """Print a protocol ``error`` result and a one-line note, exit 1."""
+    import json
+
+    result = {"kind": "error", "error": code, "step": None, "message": message, "retry": False}
+    sys.stdout.write(json.dumps(result, separators=(",", ":")) + "\n")
+    sys.stderr.write(f"skillkit: error[{code}]: {message}\n")
+    sys.exit(1)
+
+
+def _debug() -> None:
+    if os.environ.get("SKILLKIT_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exc()

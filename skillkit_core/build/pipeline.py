@@ -1,0 +1,339 @@
+"""``skillkit build``: turn a skill written in Python into a distributable skill folder.
+
+Steps, in order (each reported to an optional progress callback):
+
+1. **load** the entry (``file.py`` or ``file.py:attr``) with the project's loader;
+2. **validate** it (builder checks, then the linter's error-level workflow rules);
+3. **bundle** it: a pyz for any CPython >= 3.11 (default), or a PyInstaller executable;
+4. write **scripts/run**, **SKILL.md** and **package.json**, copy **references/** and
+   **assets/**;
+5. **check** the folder with the manifest validator;
+6. **swap** it into place.
+
+Everything is written into a temporary folder beside the output and swapped in at the
+end, so a failed build leaves the previous output untouched and a reader never sees a
+half-written folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillkit_core.build.targets import (
+    current_python,
+    current_target_id,
+    parse_python_versions,
+    parse_targets,
+)
+from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.errors import BuildError
+
+Definition = SkillDefinition | ReferenceDefinition
+Progress = Callable[[str, str], None]
+"""``progress(kind, text)``: kind ``"step"`` starts a pipeline step, ``"detail"`` tells
+what the current step is doing."""
+
+MODES = ("pyz", "binary")
+PROTOCOLS = ("session", "stateless")
+STEPS = {
+    "load": "Load the skill",
+    "validate": "Validate the definition",
+    "bundle": "Bundle the program",
+    "wrapper": "Write scripts/run",
+    "copy": "Copy references/ and assets/",
+    "skill-md": "Write SKILL.md",
+    "package-json": "Write package.json",
+    "check": "Check the folder against the Agent Skills spec",
+    "swap": "Put the folder in place",
+}
+_BUILD_MARKERS = ("SKILL.md", "package.json", "scripts")
+_CONTENT_DIRS = ("references", "assets")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What to build and how (the ``skillkit build`` command line as data)."""
+
+    entry: str
+    out_dir: Path
+    mode: str = "pyz"
+    protocol: str = "session"
+    targets: tuple[str, ...] | None = None
+    single: bool = False
+    pythons: tuple[str, ...] | None = None
+    cache_dir: Path | None = None
+
+
+@dataclass
+class BuildResult:
+    """What a build produced: the folder, its files with sizes, warnings, timing."""
+
+    out_dir: Path
+    skill: str
+    mode: str
+    targets: tuple[str, ...]
+    files: list[tuple[str, int]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    native: dict[str, list[str]] = field(default_factory=dict)
+    distributions: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def build_skill(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Run the whole pipeline; ``BuildError`` (or another ``SkillkitError``) on failure,
+    with the previous output folder left as it was."""
+    started = time.perf_counter()
+    report = progress or (lambda _kind, _text: None)
+    mode, targets, pythons = _plan(options)
+    out = _output_folder(options.out_dir)
+
+    report("step", STEPS["load"])
+    from skillkit_core.loader import load_entry, split_entry
+
+    definition = load_entry(options.entry)
+    entry_file = Path(split_entry(options.entry)[0]).resolve()
+    _refuse_overwriting_sources(out, entry_file, definition)
+
+    report("step", STEPS["validate"])
+    from skillkit_core.build.package_json import skill_version
+    from skillkit_core.build.validate import check_definition
+
+    source_dir = _source_dir(definition, entry_file)
+    check_definition(definition, source_dir)
+    version = skill_version(definition, entry_file)
+
+    result = BuildResult(out, definition.name, mode, targets)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        stage = scratch / out.name
+        stage.mkdir()
+        _assemble(definition, options, stage, out, version, mode, targets, pythons, result, report)
+        report("step", STEPS["swap"])
+        _swap(stage, out, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    result.files = _listing(out)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _plan(options: BuildOptions) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The mode, target platforms and CPython versions, checked."""
+    if options.mode not in MODES:
+        raise BuildError(f"unknown mode '{options.mode}'; use {' or '.join(MODES)}")
+    if options.protocol not in PROTOCOLS:
+        raise BuildError(f"unknown protocol '{options.protocol}'; use {' or '.join(PROTOCOLS)}")
+    here = current_target_id()
+    if options.single and options.targets:
+        raise BuildError("--single builds for this machine only; leave out --targets with it")
+    if options.mode == "binary":
+        asked = parse_targets(options.targets) if options.targets else (here,)
+        others = [t for t in asked if t != here]
+        if others:
+            raise BuildError(
+                f"--mode binary builds for this machine only ({here}): PyInstaller cannot "
+                f"build for {', '.join(others)}. Build on each platform, or use --mode pyz, "
+                "which bundles any platform"
+            )
+        return "binary", (here,), (current_python(),)
+    if options.single:
+        return "pyz", (here,), (current_python(),)
+    return "pyz", parse_targets(options.targets), parse_python_versions(options.pythons)
+
+
+def _output_folder(out_dir: Path | str) -> Path:
+    out = Path(os.path.abspath(out_dir))
+    if out.is_symlink():
+        raise BuildError(f"output folder {out} is a symlink; give the real folder")
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"output path {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not any((out / m).exists() for m in _BUILD_MARKERS):
+        raise BuildError(
+            f"output folder {out} is not empty and holds no earlier build (no SKILL.md, "
+            "package.json or scripts/); refusing to replace it"
+        )
+    return out
+
+
+def _source_dir(definition: Definition, entry_file: Path) -> Path:
+    source = definition.source_file
+    return Path(source).resolve().parent if source else entry_file.parent
+
+
+def _refuse_overwriting_sources(out: Path, entry_file: Path, definition: Definition) -> None:
+    for source in {entry_file, *(_source_files(definition))}:
+        if source.is_relative_to(out):
+            raise BuildError(
+                f"output folder {out} contains the skill's source {source}; build elsewhere"
+            )
+
+
+def _source_files(definition: Definition) -> list[Path]:
+    files = [definition.source_file]
+    if isinstance(definition, SkillDefinition):
+        files += [sub.definition.source_file for sub in definition.subskills]
+    return [Path(f).resolve() for f in files if f]
+
+
+def _assemble(
+    definition: Definition,
+    options: BuildOptions,
+    stage: Path,
+    out: Path,
+    version: str,
+    mode: str,
+    targets: tuple[str, ...],
+    pythons: tuple[str, ...],
+    result: BuildResult,
+    report: Progress,
+) -> None:
+    from skillkit_core.build.package_json import default_files, merged_package_json
+    from skillkit_core.build.skill_md import render_skill_md
+    from skillkit_core.build.validate import check_output
+
+    report("step", STEPS["bundle"])
+    _bundle(definition, options, stage, mode, targets, pythons, result, report)
+
+    report("step", STEPS["wrapper"])
+    _write_wrapper(definition.name, stage, mode, targets)
+
+    report("step", STEPS["copy"])
+    copied = {name: copy_content(definition, name, stage / name) for name in _CONTENT_DIRS}
+
+    report("step", STEPS["skill-md"])
+    skill_md = render_skill_md(
+        definition, version=version, protocol=options.protocol, references=copied["references"]
+    )
+    (stage / "SKILL.md").write_text(skill_md.text, encoding="utf-8")
+
+    report("step", STEPS["package-json"])
+    files = default_files(bool(copied["references"]), bool(copied["assets"]))
+    existing = out / "package.json"
+    text = merged_package_json(definition, version, files, existing if existing.is_file() else None)
+    (stage / "package.json").write_text(text, encoding="utf-8")
+
+    report("step", STEPS["check"])
+    checked = check_output(stage, skill_md.extension_keys)
+    result.warnings.extend(checked.warnings)
+    if checked.errors:
+        listing = "\n".join(f"  - {e}" for e in checked.errors)
+        raise BuildError(f"the built folder fails the Agent Skills checks:\n{listing}")
+
+
+def _bundle(
+    definition: Definition,
+    options: BuildOptions,
+    stage: Path,
+    mode: str,
+    targets: tuple[str, ...],
+    pythons: tuple[str, ...],
+    result: BuildResult,
+    report: Progress,
+) -> None:
+    from skillkit_core.build.wheels import cache_root
+
+    def detail(text: str) -> None:
+        report("detail", text)
+
+    cache = cache_root(options.cache_dir)
+    if mode == "pyz":
+        from skillkit_core.build.pyz import build_pyz
+
+        built = build_pyz(
+            options.entry,
+            definition.name,
+            stage / "bin" / f"{definition.name}.pyz",
+            targets=targets,
+            pythons=pythons,
+            cache=cache,
+            progress=detail,
+        )
+        result.native = built.native
+        result.distributions = built.distributions
+        result.warnings.extend(built.warnings)
+        result.targets = tuple(t for t in targets if any(k.startswith(t) for k in built.native))
+        if not built.native:
+            result.targets = targets
+        return
+    from skillkit_core.build.binary import build_binary
+
+    binary = build_binary(
+        options.entry, definition.name, stage / "bin", target=targets[0], progress=detail
+    )
+    result.warnings.extend(binary.warnings)
+    result.distributions = binary.distributions
+
+
+def _write_wrapper(name: str, stage: Path, mode: str, targets: tuple[str, ...]) -> None:
+    from skillkit_core.build.wrapper import binary_wrapper, pyz_wrapper
+
+    text = pyz_wrapper(name) if mode == "pyz" else binary_wrapper(name, targets)
+    run = stage / "scripts" / "run"
+    run.parent.mkdir(parents=True, exist_ok=True)
+    run.write_text(text, encoding="utf-8", newline="\n")
+    run.chmod(0o755)
+
+
+def copy_content(definition: Definition, folder: str, into: Path) -> list[str]:
+    """Copy ``folder`` (``references`` or ``assets``) from beside each file that defines
+    the skill or one of its sub-skills into ``into``; the copied names, sorted.
+
+    Regular files only (symlinks are followed when they stay inside the folder); the
+    same name with different content in two places is an error rather than a silent
+    pick."""
+    copied: dict[str, Path] = {}
+    for source_file in _source_files(definition):
+        base = source_file.parent / folder
+        if not base.is_dir():
+            continue
+        real_base = base.resolve()
+        for path in sorted(base.rglob("*")):
+            relative = path.relative_to(base)
+            if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+                continue
+            if not path.is_file():
+                continue
+            if not path.resolve().is_relative_to(real_base):
+                raise BuildError(f"{path} links outside {base}; copy the file in instead")
+            name = relative.as_posix()
+            if name in copied:
+                if copied[name].read_bytes() != path.read_bytes():
+                    raise BuildError(
+                        f"{folder}/{name} exists in two places with different content: "
+                        f"{copied[name]} and {path}"
+                    )
+                continue
+            copied[name] = path
+            target = into / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    return sorted(copied)
+
+
+def _swap(stage: Path, out: Path, scratch: Path) -> None:
+    """Put ``stage`` at ``out``; the old ``out`` goes into ``scratch`` to be deleted."""
+    if not out.exists():
+        os.rename(stage, out)
+        return
+    previous = scratch / "previous"
+    os.rename(out, previous)
+    try:
+        os.rename(stage, out)
+    except OSError:
+        os.rename(previous, out)
+        raise
+
+
+def _listing(folder: Path) -> list[tuple[str, int]]:
+    return [
+        (path.relative_to(folder).as_posix(), path.stat().st_size)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    ]

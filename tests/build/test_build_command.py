@@ -1,0 +1,49 @@
+"""``skillkit build`` on the command line: progress on stderr, a summary, exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from skillkit_core.build.targets import current_target_id
+from tests.build.conftest import BUILD_CACHE
+from tests.protocol.support import HELP_DESK
+
+SKILLKIT = Path(sys.executable).parent / "skillkit"
+
+
+def _skillkit(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "SKILLKIT_CACHE_DIR": str(BUILD_CACHE), "COLUMNS": "200"}
+    return subprocess.run([str(SKILLKIT), *args], capture_output=True, text=True, env=env)
+
+
+def test_build_prints_each_step_then_the_files_and_sizes(tmp_path: Path) -> None:
+    out = str(tmp_path / "help-desk")
+    done = _skillkit("build", f"{HELP_DESK}:help_desk", "-o", out, "--single")
+    assert done.returncode == 0, done.stderr
+    for step in ("Load the skill", "Bundle the program", "Check the folder", "Put the folder"):
+        assert f"✓ {step}" in done.stderr
+    for name in ("SKILL.md", "bin/help-desk.pyz", "scripts/run", "references/auth.md", "total"):
+        assert name in done.stdout
+    assert f"Mode pyz, targets {current_target_id()};" in done.stdout
+    assert (tmp_path / "help-desk" / "scripts" / "run").exists()
+
+
+def test_failures_are_one_error_line_and_exit_1(tmp_path: Path) -> None:
+    out = str(tmp_path / "x")
+    missing = _skillkit("build", str(tmp_path / "nope.py"), "-o", out)
+    assert missing.returncode == 1
+    assert missing.stderr.strip().splitlines()[-1].startswith("error[entry]: cannot load")
+    assert "Traceback" not in missing.stderr
+    refused = _skillkit("build", HELP_DESK, "-o", out, "--mode", "binary", "--targets", "beos-x86")
+    assert refused.returncode == 1 and "error[build]: unknown target 'beos-x86'" in refused.stderr
+    assert not Path(out).exists()
+
+
+def test_a_binary_builds_program_folder_is_one_summary_row() -> None:
+    from skillkit_core.build.report import human_size, summary_rows
+
+    files = [("SKILL.md", 3), ("bin/x-linux-x64/x", 10), ("bin/x-linux-x64/_internal/a.so", 5)]
+    assert summary_rows(files) == [("SKILL.md", 3), ("bin/x-linux-x64/ (2 files)", 15)]
+    assert [human_size(n) for n in (500, 1536, 13 << 20)] == ["500 B", "1.5 KB", "13.0 MB"]

@@ -1,0 +1,121 @@
+"""package.json fields, the merge with an existing file, and resolve_version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillkit_core import reference, skill, terminal
+from skillkit_core.build.package_json import (
+    default_files,
+    merged_package_json,
+    resolve_version,
+    skill_version,
+)
+from skillkit_core.errors import BuildError
+
+
+def _skill(**options):
+    return (
+        skill(name="demo", entry="a", description="Demo skill.", **options)
+        .step("a", prompt="Do it.", next=terminal)
+        .build()
+    )
+
+
+def test_fields_come_from_the_skill_and_its_package_config() -> None:
+    definition = _skill(
+        version="1.2.3",
+        package={"name": "@org/skill-demo", "license": "MIT", "keywords": ["a"], "version": "9"},
+    )
+    data = json.loads(merged_package_json(definition, "1.2.3", default_files(True, False), None))
+    assert data == {
+        "name": "@org/skill-demo",
+        "version": "1.2.3",
+        "description": "Demo skill.",
+        "files": ["SKILL.md", "scripts/", "bin/", "references/"],
+        "license": "MIT",
+        "keywords": ["a"],
+    }
+
+
+def test_package_files_override_the_default_list() -> None:
+    definition = _skill(package={"files": ["SKILL.md", "scripts/**", "bin/**"]})
+    data = json.loads(merged_package_json(definition, "0.0.0", default_files(False, False), None))
+    assert data["files"] == ["SKILL.md", "scripts/**", "bin/**"]
+
+
+def test_existing_fields_stay_config_overrides_and_name_version_are_authoritative(
+    tmp_path: Path,
+) -> None:
+    existing = tmp_path / "package.json"
+    existing.write_text(
+        json.dumps(
+            {
+                "name": "old-name",
+                "version": "0.0.1",
+                "private": True,
+                "license": "Apache-2.0",
+                "scripts": {"x": "y"},
+            }
+        )
+    )
+    definition = _skill(version="2.0.0", package={"license": "MIT"})
+    data = json.loads(merged_package_json(definition, "2.0.0", ["SKILL.md"], existing))
+    assert data["name"] == "demo" and data["version"] == "2.0.0"
+    assert data["private"] is True and data["scripts"] == {"x": "y"}
+    assert data["license"] == "MIT"
+    assert list(data)[:5] == ["name", "version", "private", "license", "scripts"]
+
+
+def test_a_broken_existing_package_json_is_an_error_not_overwritten(tmp_path: Path) -> None:
+    existing = tmp_path / "package.json"
+    existing.write_text("{not json")
+    with pytest.raises(BuildError, match=r"package\.json"):
+        merged_package_json(_skill(), "0.0.0", [], existing)
+
+
+def test_values_json_cannot_hold_are_reported() -> None:
+    with pytest.raises(BuildError, match="package="):
+        merged_package_json(_skill(package={"when": object()}), "0.0.0", [], None)
+
+
+def test_resolve_version_takes_the_nearest_pyproject_or_package_json(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "3.1.4"\n')
+    inner = tmp_path / "pkg" / "skills"
+    inner.mkdir(parents=True)
+    assert resolve_version(inner / "skill.py") == "3.1.4"
+    (tmp_path / "pkg" / "package.json").write_text('{"version": "5.0.0"}')
+    assert resolve_version(inner / "skill.py") == "5.0.0"
+    (inner / "pyproject.toml").write_text("[tool.other]\nx = 1\n")  # no [project]: skipped
+    assert resolve_version(inner / "skill.py") == "5.0.0"
+
+
+def test_resolve_version_errors_are_precise(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndynamic = ["version"]\n')
+    with pytest.raises(BuildError, match="dynamic version"):
+        resolve_version(tmp_path)
+    lonely = tmp_path.parent / f"{tmp_path.name}-lonely"
+    lonely.mkdir()
+    above = [p for p in lonely.parents if (p / "pyproject.toml").exists()]
+    above += [p for p in lonely.parents if (p / "package.json").exists()]
+    if above:
+        pytest.skip(f"a project file above the temp folder: {above[0]}")
+    with pytest.raises(BuildError, match=r"no pyproject\.toml"):
+        resolve_version(lonely)
+
+
+def test_skill_version_order_explicit_resolved_default(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"version": "7.7.7"}')
+    entry = tmp_path / "skill.py"
+    assert skill_version(_skill(version="1.0.0"), entry) == "1.0.0"
+    assert skill_version(_skill(resolve_version=True), entry) == "7.7.7"
+    assert skill_version(_skill(), entry) == "0.0.0"
+    handbook = (
+        reference(name="book", description="d", resolve_version=True)
+        .topic("t", label="T", content="x")
+        .build()
+    )
+    assert skill_version(handbook, entry) == "7.7.7"

@@ -1,0 +1,231 @@
+"""The pipeline around the bundle: options, the output folder's safety, atomic swaps,
+copied content, SKILL.md overrides and the spec check of the result."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from skills_ref.validator import validate
+
+from skillkit_core.build.pipeline import BuildOptions, build_skill
+from skillkit_core.errors import BuildError
+from tests.build.conftest import BUILD_CACHE, ENTRIES
+
+SKILL = """
+from pydantic import BaseModel
+from skillkit_core import skill, terminal
+
+
+class Done(BaseModel):
+    ok: bool
+
+
+demo = (
+    skill(name="demo", entry="work", description={description!r}{options})
+    .step("work", prompt=lambda ctx: ctx.refs.load("guide.md"), response=Done, next=terminal)
+    .build()
+)
+"""
+
+
+def _project(root: Path, *, description: str = "Demo skill.", options: str = "") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    entry = root / "demo.py"
+    entry.write_text(textwrap.dedent(SKILL.format(description=description, options=options)))
+    (root / "references").mkdir(exist_ok=True)
+    (root / "references" / "guide.md").write_text("Follow the guide.\n")
+    return entry
+
+
+def _build(entry: Path, out: Path, **options):
+    options.setdefault("single", True)
+    return build_skill(BuildOptions(str(entry), out, cache_dir=BUILD_CACHE, **options))
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def built_demo(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("demo-project")
+    entry = _project(root / "src")
+    return entry, _build(entry, root / "dist" / "demo")
+
+
+def test_the_folder_has_every_part_and_passes_the_strict_validator(built_demo) -> None:
+    _, result = built_demo
+    names = [name for name, _ in result.files]
+    assert names == [
+        "SKILL.md",
+        "bin/demo.pyz",
+        "package.json",
+        "references/guide.md",
+        "scripts/run",
+    ]
+    assert validate(result.out_dir) == []
+    assert (result.out_dir / "scripts" / "run").stat().st_mode & 0o111
+    assert result.warnings == []
+    assert not list(result.out_dir.parent.glob(".demo.build-*")), "scratch folders are removed"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"mode": "zip"}, "unknown mode 'zip'"),
+        ({"protocol": "carrier-pigeon"}, "unknown protocol"),
+        ({"single": True, "targets": ("linux-x64",)}, "leave out --targets"),
+        ({"single": False, "mode": "binary", "targets": ("windows-x64",)}, "this machine only"),
+        ({"single": False, "targets": ("beos-x86",)}, "unknown target 'beos-x86'"),
+        ({"single": False, "pythons": ("2.7",)}, "unsupported Python version"),
+    ],
+)
+def test_bad_options_are_refused_before_anything_is_written(
+    tmp_path: Path, options: dict, message: str
+) -> None:
+    entry = _project(tmp_path / "src")
+    with pytest.raises(BuildError, match=message):
+        _build(entry, tmp_path / "out" / "demo", **options)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unrelated_folder_is_never_replaced(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    precious = tmp_path / "demo"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(BuildError, match="holds no earlier build"):
+        _build(entry, precious)
+    assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+def test_building_over_the_sources_is_refused(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "demo")
+    (tmp_path / "demo" / "SKILL.md").write_text("looks like a build")
+    with pytest.raises(BuildError, match="contains the skill's source"):
+        _build(entry, tmp_path / "demo")
+    assert entry.exists()
+
+
+def test_a_failed_build_leaves_the_previous_output_untouched(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    out = tmp_path / "dist" / "demo"
+    _build(entry, out)
+    before = _snapshot(out)
+    # Fails late: after bundling, while writing SKILL.md.
+    _project(tmp_path / "src", options=", skill_md=lambda d: 1 / 0")
+    with pytest.raises(BuildError, match="skill_md= raised ZeroDivisionError"):
+        _build(entry, out)
+    assert _snapshot(out) == before
+    # Fails at the spec check: a hand-written SKILL.md without a description.
+    _project(tmp_path / "src", options=", skill_md='---\\nname: demo\\n---\\nBody\\n'")
+    with pytest.raises(BuildError, match="fails the Agent Skills checks"):
+        _build(entry, out)
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["demo"]
+
+
+def test_a_definition_the_spec_would_refuse_is_stopped_with_the_option_to_fix(
+    tmp_path: Path,
+) -> None:
+    entry = _project(tmp_path / "src", description="")
+    with pytest.raises(BuildError, match="pass description= to skill"):
+        _build(entry, tmp_path / "out" / "demo")
+    long = "x" * 1020
+    entry = _project(tmp_path / "src", description=long, options=", triggers=['alpha', 'beta']")
+    with pytest.raises(BuildError, match="with triggers appended is 1046 characters"):
+        _build(entry, tmp_path / "out" / "demo")
+
+
+def test_extension_keys_are_kept_and_reported_with_the_consumers_that_refuse_them(
+    tmp_path: Path,
+) -> None:
+    options = ", argument_hint='[target]', model='sonnet', user_invocable=False, version='1.2.0'"
+    entry = _project(tmp_path / "src", options=options)
+    result = _build(entry, tmp_path / "out" / "demo")
+    text = (result.out_dir / "SKILL.md").read_text()
+    assert 'argument-hint: "[target]"' in text and "user-invocable: false" in text
+    assert 'metadata:\n  version: "1.2.0"' in text
+    (warning,) = [w for w in result.warnings if "outside the Agent Skills spec" in w]
+    assert "argument-hint, model, user-invocable" in warning
+    assert "strict spec validator and claude.ai / API upload refuse" in warning
+    assert "; Claude Code reads them" in warning and "VS Code and Codex load the folder" in warning
+    (problem,) = validate(result.out_dir)  # the warning tells the truth
+    assert "Unexpected fields" in problem
+
+
+def test_a_folder_not_named_after_the_skill_is_a_warning(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    result = _build(entry, tmp_path / "out" / "some-other-name")
+    assert any("name the output folder after the skill" in w for w in result.warnings)
+
+
+def test_skill_md_overrides_replace_the_body_or_the_whole_file(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src", options=", skill_md='# Mine\\n\\nCall scripts/run.'")
+    text = (_build(entry, tmp_path / "a" / "demo").out_dir / "SKILL.md").read_text()
+    assert text.startswith("---\nname: demo\n")
+    assert text.endswith("---\n\n# Mine\n\nCall scripts/run.\n")
+    own = "---\\nname: {d.name}\\ndescription: Own.\\n---\\n\\nOwn body.\\n"
+    options = f", skill_md=lambda d: f'{own}'"
+    entry = _project(tmp_path / "src", options=options)
+    text = (_build(entry, tmp_path / "b" / "demo").out_dir / "SKILL.md").read_text()
+    assert text == "---\nname: demo\ndescription: Own.\n---\n\nOwn body.\n"
+
+
+def test_package_json_merges_with_the_previous_build(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src", options=", version='2.0.0', package={'license': 'MIT'}")
+    out = tmp_path / "dist" / "demo"
+    out.mkdir(parents=True)
+    (out / "package.json").write_text(json.dumps({"name": "x", "private": True, "license": "0BSD"}))
+    data = json.loads((_build(entry, out).out_dir / "package.json").read_text())
+    assert data["name"] == "demo" and data["version"] == "2.0.0"
+    assert data["private"] is True and data["license"] == "MIT"
+
+
+COMPOSITE = """
+import sys
+sys.path.insert(0, {other!r})
+from sub import sub
+from skillkit_core import skill
+
+demo = (
+    skill(name="demo", entry="route", description="Demo.")
+    .step("route", prompt="Route.", next="subskill:sub")
+    .subskill("sub", sub)
+    .build()
+)
+"""
+
+
+def test_references_of_sub_skills_come_along_but_clashes_are_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    (other / "references").mkdir(parents=True)
+    (other / "references" / "sub-notes.md").write_text("Notes of the sub-skill.\n")
+    (other / "sub.py").write_text(
+        "from skillkit_core import skill, terminal\n"
+        "sub = skill(name='sub', entry='s', description='Sub.')"
+        ".step('s', prompt='Go.', next=terminal).build()\n"
+    )
+    entry = _project(tmp_path / "src")
+    entry.write_text(COMPOSITE.format(other=str(other)))
+    result = _build(entry, tmp_path / "out" / "demo")
+    names = [name for name, _ in result.files if name.startswith("references/")]
+    assert names == ["references/guide.md", "references/sub-notes.md"]
+    (other / "references" / "guide.md").write_text("A different guide.\n")
+    with pytest.raises(BuildError, match="exists in two places with different content"):
+        _build(entry, tmp_path / "out" / "demo")
+
+
+def test_every_example_and_fixture_passes_the_strict_validator(
+    built_skills: dict[str, Path],
+) -> None:
+    assert set(built_skills) == set(ENTRIES)
+    for folder in built_skills.values():
+        assert validate(folder) == [], folder.name

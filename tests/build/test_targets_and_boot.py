@@ -1,0 +1,252 @@
+"""Platforms and wheels at build time; picking and unpacking native code at run time."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.build import boot
+from skillkit_core.build.pyz import deterministic_zip
+from skillkit_core.build.targets import (
+    DEFAULT_TARGETS,
+    TARGETS,
+    current_target_id,
+    parse_python_versions,
+    parse_targets,
+)
+from skillkit_core.build.wheels import WheelName, find_cached
+from skillkit_core.errors import BuildError
+
+
+def test_targets_parse_defaults_lists_and_refuse_unknown_ones() -> None:
+    assert parse_targets(None) == DEFAULT_TARGETS == ("linux-x64", "darwin-arm64")
+    assert parse_targets(("linux-arm64,darwin-x64", "linux-arm64")) == (
+        "linux-arm64",
+        "darwin-x64",
+    )
+    with pytest.raises(BuildError, match="unknown target 'amiga-m68k'"):
+        parse_targets("linux-x64,amiga-m68k")
+    assert parse_python_versions("3.12, 3.13") == ("3.12", "3.13")
+    with pytest.raises(BuildError, match=r"'3\.10'"):
+        parse_python_versions("3.10")
+
+
+@pytest.mark.parametrize(
+    ("filename", "target", "python", "fits"),
+    [
+        (
+            "pydantic_core-2.5.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+            "linux-x64",
+            "3.12",
+            True,
+        ),
+        ("pydantic_core-2.5.0-cp312-cp312-manylinux_2_17_x86_64.whl", "linux-x64", "3.11", False),
+        ("pydantic_core-2.5.0-cp312-cp312-musllinux_1_1_x86_64.whl", "linux-x64", "3.12", False),
+        ("pydantic_core-2.5.0-cp312-cp312-manylinux_2_17_aarch64.whl", "linux-arm64", "3.12", True),
+        ("pydantic_core-2.5.0-cp312-cp312-macosx_11_0_arm64.whl", "darwin-arm64", "3.12", True),
+        ("pydantic_core-2.5.0-cp312-cp312-macosx_11_0_arm64.whl", "darwin-x64", "3.12", False),
+        ("x-1-cp311-cp311-macosx_10_9_universal2.whl", "darwin-x64", "3.11", True),
+        ("cryptography-44-cp311-abi3-manylinux_2_28_x86_64.whl", "linux-x64", "3.13", True),
+        ("cryptography-44-cp311-abi3-manylinux_2_28_x86_64.whl", "darwin-arm64", "3.13", False),
+        ("x-1-cp313-abi3-win_amd64.whl", "windows-x64", "3.12", False),
+        ("x-1-cp311-cp311-win_amd64.whl", "windows-x64", "3.11", True),
+    ],
+)
+def test_wheel_names_say_where_they_load(filename, target, python, fits) -> None:
+    wheel = WheelName.parse(filename)
+    assert wheel is not None
+    assert wheel.fits(TARGETS[target], python) is fits
+
+
+def test_the_cache_prefers_the_most_portable_linux_wheel(tmp_path: Path) -> None:
+    for tag in ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64.manylinux2014_x86_64"):
+        (tmp_path / f"rpds_py-1.0-cp311-cp311-{tag}.whl").write_bytes(b"")
+    (tmp_path / "rpds_py-2.0-cp311-cp311-manylinux_2_17_x86_64.whl").write_bytes(b"")
+    found = find_cached(tmp_path, "rpds-py", "1.0", TARGETS["linux-x64"], "3.11")
+    assert found is not None and "manylinux_2_17" in found.name and "-1.0-" in found.name
+    assert find_cached(tmp_path, "rpds-py", "1.0", TARGETS["linux-x64"], "3.12") is None
+
+
+def test_build_and_run_time_agree_on_this_machines_name() -> None:
+    assert boot.target_id() == current_target_id()
+
+
+NATIVE = boot.native_member("linux-x64-cp311")
+
+
+def _pyz(tmp_path: Path, native: dict[str, bytes], python: dict[str, bytes]) -> str:
+    outer = deterministic_zip(
+        {
+            NATIVE: deterministic_zip(native),
+            boot.PURE_MEMBER: deterministic_zip(python),
+            "__main__.py": b"",
+            "_skillkit_boot.py": b"",
+        }
+    )
+    path = tmp_path / "bin" / "demo.pyz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(outer)
+    return str(path)
+
+
+def test_native_code_is_unpacked_once_into_a_private_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    native = {"fast/__init__.py": b"X = 2\n", "fast/_ext.so": b"\x7fELF"}
+    archive = _pyz(tmp_path, native, {})
+    folder = boot.extracted(archive, "abc123", NATIVE)
+    assert folder == str(tmp_path / "cache" / "bundles" / "native-abc123")
+    assert (Path(folder) / "fast" / "_ext.so").read_bytes() == b"\x7fELF"
+    base = Path(folder).parent
+    assert stat.S_IMODE(base.stat().st_mode) == 0o700
+    assert [p.name for p in base.iterdir()] == ["native-abc123"]  # no scratch left
+    (Path(folder) / "marker").write_text("kept")
+    assert boot.extracted(archive, "abc123", NATIVE) == folder
+    assert (Path(folder) / "marker").exists()
+
+
+def test_python_files_land_with_bytecode_in_pycache_only_for_this_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+    import sys
+
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    ours = importlib.util.MAGIC_NUMBER + b"rest"
+    archive = _pyz(tmp_path, {}, {"pkg/__init__.py": b"", "pkg/__init__.pyc": ours, "m.pyc": ours})
+    folder = Path(boot.extracted(archive, "def456", boot.PURE_MEMBER))
+    assert folder.name == "python-def456"
+    tag = sys.implementation.cache_tag
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    expected = ["pkg/__init__.py", f"pkg/__pycache__/__init__.{tag}.pyc"]
+    assert names == [f"__pycache__/m.{tag}.pyc", *expected]
+    other = b"\x00\x00\r\nold"  # another Python's magic number: its bytecode is left out
+    archive = _pyz(tmp_path, {}, {"pkg/__init__.py": b"", "pkg/__init__.pyc": other})
+    folder = Path(boot.extracted(archive, "789abc", boot.PURE_MEMBER))
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == ["__init__.py"]
+
+
+def test_unpacked_bundles_unused_for_a_month_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    archive = _pyz(tmp_path, {"a.py": b""}, {"b.py": b""})
+    stale = Path(boot.extracted(archive, "old", NATIVE))
+    recent = Path(boot.extracted(archive, "recent", boot.PURE_MEMBER))
+    month_ago = time.time() - 31 * 86400
+    os.utime(stale, (month_ago, month_ago))
+    os.utime(recent, (month_ago, month_ago))
+    boot.extracted(archive, "recent", boot.PURE_MEMBER)  # used now: touched
+    boot.extracted(archive, "new", NATIVE)  # an unpack prunes
+    assert sorted(p.name for p in stale.parent.iterdir()) == ["native-new", "python-recent"]
+
+
+def test_a_cache_folder_other_users_can_write_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "cache" / "bundles"
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    with pytest.raises(SystemExit) as stopped:
+        boot.extracted(archive, "abc", NATIVE)
+    assert stopped.value.code == 1
+    out = capsys.readouterr().out
+    assert '"error":"cache"' in out and "not a private folder" in out
+
+
+def test_entries_that_would_escape_the_cache_are_refused(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("../evil.py", b"boom")
+    with zipfile.ZipFile(buffer) as archive, pytest.raises(OSError, match="outside"):
+        boot._unpack(archive, str(tmp_path / "into"), lambda name: None)
+    assert not (tmp_path / "evil.py").exists()
+
+
+def test_an_unsupported_platform_gets_a_message_naming_what_was_built(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = {"skill": "demo", "native": {"darwin-arm64-cp312": "x", "linux-x64-cp313": "y"}}
+    message = boot._unsupported(config, "plan9-mips-cp311", "3.11")
+    assert "plan9-mips with CPython 3.11" in message
+    assert "darwin-arm64-cp312, linux-x64-cp313" in message
+    assert "--targets plan9-mips --python 3.11" in message
+
+
+def test_deterministic_zips_depend_only_on_names_and_contents() -> None:
+    first = deterministic_zip({"b.txt": b"2", "a.txt": b"1"})
+    second = deterministic_zip({"a.txt": b"1", "b.txt": b"2"})
+    assert first == second
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:
+        infos = archive.infolist()
+    assert [i.filename for i in infos] == ["a.txt", "b.txt"]
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+    assert {i.external_attr >> 16 for i in infos} == {0o644}
+
+
+def test_plugin_search_is_skipped_and_importlib_metadata_loads_only_when_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import importlib.metadata
+    import sys
+
+    # Everything this test replaces is put back afterwards.
+    monkeypatch.setattr(importlib, "metadata", importlib.metadata)
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    monkeypatch.delitem(sys.modules, "importlib.metadata")
+    boot._skip_plugin_discovery()
+    assert boot.os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+    stand_in = sys.modules["importlib.metadata"]
+    assert isinstance(stand_in, boot._DeferredModule)
+    from importlib.metadata import entry_points, version  # what pydantic does at start-up
+
+    assert sys.modules["importlib.metadata"] is stand_in, "importing names loads nothing"
+    assert version("pydantic") == importlib.import_module("pydantic").VERSION
+    real = sys.modules["importlib.metadata"]
+    assert real is not stand_in and not isinstance(real, boot._DeferredModule)
+    assert stand_in.PackageNotFoundError is real.PackageNotFoundError
+    assert callable(entry_points)
+
+
+FINISH = """
+import atexit, sys, threading, time
+sys.path.insert(0, {root!r})
+from skillkit_core.build.boot import finish
+atexit.register(lambda: open({marker!r}, "a").write("atexit\\n"))
+if {thread}:
+    def late():
+        time.sleep(0.3)
+        open({marker!r}, "a").write("thread\\n")
+    threading.Thread(target=late).start()
+sys.stdout.write("buffered, no newline")
+finish(3)
+"""
+
+
+@pytest.mark.parametrize("thread", [False, True])
+def test_the_fast_exit_keeps_exit_code_output_atexit_and_running_threads(
+    tmp_path: Path, thread: bool
+) -> None:
+    import subprocess
+    import sys
+
+    marker = tmp_path / "marker"
+    root = str(Path(boot.__file__).parents[2])
+    script = FINISH.format(root=root, marker=str(marker), thread=thread)
+    argv = [sys.executable, "-I", "-S", "-c", script]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 3
+    assert done.stdout == "buffered, no newline"
+    expected = ["thread", "atexit"] if thread else ["atexit"]
+    assert marker.read_text().split() == expected

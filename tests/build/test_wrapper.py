@@ -1,0 +1,149 @@
+"""``scripts/run`` as a shell script: found through symlinks, never changes directory,
+exports SKILL_DIR, passes arguments through untouched, fails with the protocol's JSON.
+
+These run the real generated script with a stand-in bundle (a tiny zipapp that reports
+what it saw), so they are fast; the built examples are driven in test_built_workflows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.build.wrapper import binary_wrapper, pyz_wrapper
+from skillkit_core.errors import BuildError
+
+_REPORTER = """\
+import json, os, sys
+print(json.dumps({
+    "cwd": os.getcwd(),
+    "skill_dir": os.environ.get("SKILL_DIR"),
+    "argv": sys.argv[1:],
+    "isolated": sys.flags.isolated,
+    "no_site": sys.flags.no_site,
+}))
+"""
+
+
+def _skill(folder: Path, name: str = "demo") -> Path:
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "bin").mkdir()
+    run = folder / "scripts" / "run"
+    run.write_text(pyz_wrapper(name))
+    run.chmod(0o755)
+    with zipfile.ZipFile(folder / "bin" / f"{name}.pyz", "w") as archive:
+        archive.writestr("__main__.py", _REPORTER)
+    return run
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SKILL_DIR"}
+    env["SKILLKIT_PYTHON"] = sys.executable
+    env.update(extra)
+    return env
+
+
+def _call(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict:
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env or _env())
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_runs_the_bundle_isolated_from_any_directory_without_changing_it(tmp_path: Path) -> None:
+    run = _skill(tmp_path / "skills" / "demo")
+    elsewhere = tmp_path / "project"
+    elsewhere.mkdir()
+    seen = _call([str(run), "start", "--params", '{"a": "b c"}', "it's", ""], elsewhere)
+    assert seen["cwd"] == str(elsewhere)
+    assert seen["skill_dir"] == str(tmp_path / "skills" / "demo")
+    assert seen["argv"] == ["start", "--params", '{"a": "b c"}', "it's", ""]
+    assert seen["isolated"] == 1 and seen["no_site"] == 1
+
+
+def test_relative_invocation_and_symlink_chains_find_the_real_folder(tmp_path: Path) -> None:
+    run = _skill(tmp_path / "skills" / "demo")
+    links = tmp_path / "links"
+    (links / "deeper").mkdir(parents=True)
+    (links / "first").symlink_to(run)  # absolute target
+    (links / "deeper" / "second").symlink_to(Path("..") / "first")  # relative target
+    for argv, cwd in (
+        (["./scripts/run"], tmp_path / "skills" / "demo"),
+        (["deeper/second"], links),
+        ([str(links / "deeper" / "second")], tmp_path),
+    ):
+        seen = _call(argv, cwd)
+        assert Path(seen["skill_dir"]).resolve() == (tmp_path / "skills" / "demo").resolve()
+        assert seen["cwd"] == str(cwd)
+
+
+def test_found_through_path_like_a_command(tmp_path: Path) -> None:
+    _skill(tmp_path / "demo")
+    bindir = tmp_path / "bindir"
+    bindir.mkdir()
+    (bindir / "demo-skill").symlink_to(tmp_path / "demo" / "scripts" / "run")
+    env = _env(PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    seen = _call(["demo-skill", "topics"], tmp_path, env)
+    assert seen["skill_dir"] == str(tmp_path / "demo")
+    assert seen["argv"] == ["topics"]
+
+
+def test_a_missing_python_is_a_json_error(tmp_path: Path) -> None:
+    run = _skill(tmp_path / "demo")
+    env = _env(SKILLKIT_PYTHON="python3-that-does-not-exist")
+    done = subprocess.run([str(run), "start"], capture_output=True, text=True, env=env)
+    assert done.returncode == 1
+    error = json.loads(done.stdout)
+    assert error["kind"] == "error" and error["error"] == "python"
+    assert "Python 3.11 or newer" in error["message"] and error["retry"] is False
+    assert done.stderr.startswith("skillkit: error[python]:")
+
+
+def test_binary_wrapper_names_the_built_platforms_when_this_one_is_missing(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "demo"
+    (folder / "scripts").mkdir(parents=True)
+    run = folder / "scripts" / "run"
+    run.write_text(binary_wrapper("demo", ("plan9-mips",)))
+    run.chmod(0o755)
+    done = subprocess.run([str(run), "start"], capture_output=True, text=True)
+    assert done.returncode == 1
+    error = json.loads(done.stdout)
+    assert error["error"] == "platform"
+    assert "built for: plan9-mips" in error["message"]
+
+
+def test_binary_wrapper_dispatches_to_this_platforms_program(tmp_path: Path) -> None:
+    from skillkit_core.build.targets import current_target_id
+
+    folder = tmp_path / "demo"
+    program = folder / "bin" / f"demo-{current_target_id()}" / "demo"
+    program.parent.mkdir(parents=True)
+    program.write_text('#!/bin/sh\necho "$SKILL_DIR|$*|$(pwd)"\n')
+    program.chmod(0o755)
+    (folder / "scripts").mkdir()
+    run = folder / "scripts" / "run"
+    run.write_text(binary_wrapper("demo", (current_target_id(),)))
+    run.chmod(0o755)
+    done = subprocess.run([str(run), "a b", "c"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.strip() == f"{folder}|a b c|{tmp_path}"
+
+
+def test_the_script_is_posix_sh(tmp_path: Path) -> None:
+    run = _skill(tmp_path / "demo")
+    for shell in ("sh", "dash", "bash"):
+        if shutil.which(shell):
+            assert subprocess.run([shell, "-n", str(run)]).returncode == 0, shell
+
+
+@pytest.mark.parametrize("name", ["bad name", "x;rm -rf", "a_b", "-x", ""])
+def test_names_that_could_escape_the_script_are_refused(name: str) -> None:
+    with pytest.raises(BuildError):
+        pyz_wrapper(name)

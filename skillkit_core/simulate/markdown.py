@@ -1,0 +1,348 @@
+"""Markdown for people: previews, simulation transcripts and tier views.
+
+Rendered from the same objects that ``to_data()`` turns into JSON, so both formats always
+say the same thing. Example data is labelled wherever it appears.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from skillkit_core.simulate.preview import PARAMS_EXAMPLE, PARAMS_GIVEN, SkillPreview, StepPreview
+from skillkit_core.simulate.report import SimulatedRun, SimulationReport, TransitionRecord, Turn
+from skillkit_core.simulate.tiers import TierView
+
+_BACKTICKS = re.compile(r"`+")
+_DYNAMIC_GUESS = " (read from a callable next's code; it may never return it)"
+
+
+def fence(text: str, lang: str = "") -> str:
+    """``text`` in a code fence longer than any run of backticks inside it."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}{lang}\n{text.rstrip(chr(10))}\n{marks}"
+
+
+def _json_block(value: Any) -> str:
+    return fence(json.dumps(value, indent=2, ensure_ascii=False), "json")
+
+
+def _inline(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    ticks = "``" if "`" in text else "`"
+    return f"{ticks}{text}{ticks}"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+# -- preview -------------------------------------------------------------------------
+
+
+def preview_markdown(preview: SkillPreview) -> str:
+    """The whole preview: header, preamble, steps, sub-skills, topics."""
+    parts = [_preview_header(preview)]
+    if preview.problems:
+        parts.append(
+            "## Problems\n\nThe skill does not fully build; it is previewed as far as it "
+            "goes.\n\n" + "\n".join(f"- {p}" for p in preview.problems)
+        )
+    if preview.preamble is not None:
+        parts.append(
+            "## Preamble\n\nSent once, in front of the first prompt of a run.\n\n"
+            + fence(preview.preamble, "markdown")
+        )
+    if preview.steps:
+        parts.append("## Steps\n\n" + "\n\n".join(_step(s) for s in preview.steps))
+    for sub in preview.subskills:
+        parts.append(_subskill(sub))
+    if preview.topics:
+        parts.append(_topics(preview))
+    return "\n\n".join(parts) + "\n"
+
+
+def _preview_header(preview: SkillPreview) -> str:
+    lines = [f"# Preview of `{preview.name}` on {preview.host}", ""]
+    if preview.description:
+        lines += [f"> {preview.description}", ""]
+    tools = _names(list(preview.tools)) if preview.tools else "none reported"
+    lines.append(
+        f"- Kind: {preview.kind} · host: `{preview.host}` · tools: {tools} · "
+        f"subagent: {'yes' if preview.subagent else 'no'}"
+    )
+    lines.append(f"- Params: {_params_text(preview)}")
+    lines += [f"- Note: {note}" for note in preview.notes if not note.startswith("params are")]
+    return "\n".join(lines)
+
+
+def _params_text(preview: SkillPreview) -> str:
+    if preview.params_source == PARAMS_GIVEN:
+        return f"{_inline(preview.params)} (given)"
+    if preview.params_source == PARAMS_EXAMPLE:
+        return f"{_inline(preview.params)} (an example generated from the params schema)"
+    return "none declared"
+
+
+def _step(step: StepPreview) -> str:
+    title = f"### `{step.name}`"
+    marks = [m for m, on in (("entry", step.entry), ("unreachable", not step.reachable)) if on]
+    if marks:
+        title += f" ({', '.join(marks)})"
+    parts = [title, _prompt_section(step)]
+    if step.schema is not None:
+        parts.append(f"**Response schema** `{step.schema_name}`\n\n{_json_block(step.schema)}")
+    elif step.prompt_kind != "none":
+        parts.append("**Response schema:** none (the agent's output is taken as it is)")
+    parts.append("**Transitions**\n\n" + "\n".join(f"- {t.describe()}" for t in step.transitions))
+    parts.append(_facts(step))
+    if step.notes:
+        parts.append("**Notes**\n\n" + "\n".join(f"- {note}" for note in step.notes))
+    return "\n\n".join(parts)
+
+
+def _prompt_section(step: StepPreview) -> str:
+    if step.prompt_kind == "none":
+        return "**Prompt:** none. The step runs without the agent (auto-advanced with `{}`)."
+    if step.prompt is None:
+        return f"**Prompt** ({step.prompt_kind}): not rendered, see the notes."
+    if step.prompt_kind == "static":
+        return f"**Prompt**\n\n{fence(step.prompt, 'xml')}"
+    lines = [
+        "**Prompt** — EXAMPLE: a dynamic prompt, rendered by the engine against example "
+        "data, not real answers:",
+        "",
+    ]
+    example = step.example
+    if example is not None:
+        if example.params_source == PARAMS_EXAMPLE:
+            lines.append("- params: the example above")
+        for name, data in example.store:
+            lines.append(f"- `{name}` answered {_inline(data)} (example)")
+        if not example.store:
+            lines.append("- no earlier step had to run")
+    return "\n".join(lines) + "\n\n" + fence(step.prompt, "xml")
+
+
+def _facts(step: StepPreview) -> str:
+    if step.guaranteed:
+        guaranteed = _names(step.guaranteed)
+    else:
+        guaranteed = "nothing (it is the entry)" if step.entry else "nothing"
+    if step.visit_limit is None:
+        limit = "none"
+    elif step.visit_limit_implicit:
+        limit = f"{step.visit_limit} (implicit: the step lies on a cycle)"
+    else:
+        limit = f"{step.visit_limit}"
+    lines = [
+        f"**Guaranteed to have run before it:** {guaranteed}",
+        f"**Visit limit:** {limit}",
+    ]
+    if step.action is not None:
+        action = step.action
+        io = ""
+        if action["declared"]:
+            io = f" (input `{action['input'] or 'any'}`, output `{action['output'] or 'any'}`)"
+        lines.append(f"**Action:** `{action['name']}`{io}")
+    return "\n\n".join(lines)
+
+
+def _subskill(sub: SkillPreview) -> str:
+    head = f"## Sub-skill `{sub.name}`"
+    if sub.description:
+        head += f"\n\n> {sub.description}"
+    head += f"\n\n- Params: {_params_text(sub)}"
+    body = "\n\n".join(_step(s) for s in sub.steps)
+    return head + ("\n\n" + body if body else "")
+
+
+def _topics(preview: SkillPreview) -> str:
+    parts = ["## Topics"]
+    for topic in preview.topics:
+        head = f"### `{topic.name}`: {topic.label}"
+        if topic.content is None:
+            parts.append(head + "\n\n" + "\n".join(f"- {note}" for note in topic.notes))
+        else:
+            parts.append(
+                f"{head} (about {topic.tokens} tokens)\n\n{fence(topic.content, 'markdown')}"
+            )
+    return "\n\n".join(parts)
+
+
+# -- simulation ----------------------------------------------------------------------
+
+
+def simulation_markdown(report: SimulationReport) -> str:
+    """One run: its transcript and summary. Several (all paths): a table and coverage."""
+    parts = [_simulation_header(report)]
+    if report.all_paths:
+        parts.append(_paths_table(report))
+        parts.append(_coverage(report))
+    else:
+        run = report.runs[0]
+        parts.append(_transcript(run))
+        parts.append(_summary(run))
+    return "\n\n".join(parts) + "\n"
+
+
+def _simulation_header(report: SimulationReport) -> str:
+    title = "All paths" if report.all_paths else "Simulation"
+    lines = [f"# {title} of `{report.skill}` on {report.host}", ""]
+    actions = "run for real" if report.run_actions else "not run (outputs generated)"
+    lines.append(f"- Seed: {report.seed} · actions: {actions}")
+    source = " (an example generated from the params schema)" if report.params_generated else ""
+    lines.append(f"- Params: {_inline(report.params)}{source}")
+    lines += [f"- Note: {note}" for note in report.notes if not note.startswith("params are")]
+    return "\n".join(lines)
+
+
+def _transcript(run: SimulatedRun) -> str:
+    parts = ["## Transcript"]
+    if run.opening or run.opening_actions:
+        parts.append("### Before the first prompt\n\n" + _after(run.opening, run.opening_actions))
+    for index, turn in enumerate(run.turns, start=1):
+        parts.append(_turn(index, turn))
+    if run.final is not None:
+        heading = "### Done" if run.status == "done" else "### Error"
+        parts.append(f"{heading}\n\nThe agent receives:\n\n{_json_block(run.final)}")
+    elif run.status == "stopped":
+        parts.append("### Stopped\n\nThe run hit the turn limit before it finished.")
+    return "\n\n".join(parts)
+
+
+def _turn(index: int, turn: Turn) -> str:
+    lines = [
+        f"### {index}. `{turn.step}` (visit {turn.visit})",
+        "",
+        "The agent receives:",
+        "",
+        _json_block(turn.received),
+        "",
+        f"It answers ({turn.decision.note}):",
+        "",
+        _json_block(turn.decision.data),
+    ]
+    after = _after(turn.transitions, turn.actions)
+    if after:
+        lines += ["", after]
+    return "\n".join(lines)
+
+
+def _after(transitions: list[TransitionRecord], actions: list[Any]) -> str:
+    lines = []
+    for action in actions:
+        how = (
+            "generated from its output schema, not run"
+            if action.generated
+            else "returned by running it"
+        )
+        lines.append(
+            f"- action `{action.action}` of `{action.step}` ({how}): {_inline(action.result)}"
+        )
+    for record in transitions:
+        lines.append(f"- {_transition(record)}")
+    return "\n".join(lines)
+
+
+def _transition(record: TransitionRecord) -> str:
+    if record.target is None:
+        return f"`{record.source}` ends the skill (terminal)"
+    text = f"`{record.source}` → `{record.target}` ({record.via})"
+    if record.reason == "max_visits":
+        text += f"; `{record.intended}` reached its visit limit, so its on_max_visits applied"
+    if record.reason == "route":
+        text += "; routed out of the dispatcher"
+    return text
+
+
+def _summary(run: SimulatedRun) -> str:
+    visits = ", ".join(f"`{step}` ×{count}" for step, count in run.visits.items())
+    lines = [
+        "## Summary",
+        "",
+        f"- Result: {run.status}",
+        f"- Path: {' → '.join(run.path)}",
+        f"- Final output: {_inline(run.final_output)}",
+        f"- Visits: {visits}",
+    ]
+    if run.redirected_to:
+        lines.append(f"- Routed to {run.redirected_to['kind']} `{run.redirected_to['name']}`")
+    return "\n".join(lines)
+
+
+def _paths_table(report: SimulationReport) -> str:
+    ended = (
+        f"stopped at the bound of {report.max_paths}; more paths exist"
+        if report.bound_reached
+        else "every alternative explored"
+    )
+    lines = [
+        f"## Paths\n\n{len(report.runs)} distinct path(s) ({ended}).",
+        "",
+        "| # | Path | Result | Choices that made it |",
+        "| --- | --- | --- | --- |",
+    ]
+    for index, run in enumerate(report.runs, start=1):
+        choices = "; ".join(run.decisions).replace("|", "\\|") or "—"
+        lines.append(f"| {index} | {' → '.join(run.path)} | {run.status} | {choices} |")
+    return "\n".join(lines)
+
+
+def _coverage(report: SimulationReport) -> str:
+    cov = report.coverage
+    lines = ["## Coverage", ""]
+    covered = len(cov.steps) - len(cov.uncovered_steps)
+    lines.append(f"- Steps: {covered} of {len(cov.steps)} reached")
+    lines += [f"  - never reached: `{s}`" for s in cov.uncovered_steps]
+    covered = len(cov.transitions) - len(cov.uncovered_transitions)
+    lines.append(f"- Transitions: {covered} of {len(cov.transitions)} taken")
+    for edge in cov.uncovered_transitions:
+        guess = (
+            " (read from a callable next's code; it may never return it)"
+            if edge.kind == "dynamic"
+            else ""
+        )
+        lines.append(f"  - never taken: `{edge.source}` → `{edge.target}` ({edge.kind}){guess}")
+    if cov.routes:
+        covered = len(cov.routes) - len(cov.uncovered_routes)
+        lines.append(f"- Routes: {covered} of {len(cov.routes)} taken")
+        lines += [f"  - never taken: `{r}`" for r in cov.uncovered_routes]
+    if cov.unreachable_steps:
+        lines.append(f"- Unreachable in the graph: {_names(cov.unreachable_steps)}")
+    return "\n".join(lines)
+
+
+# -- tiers ---------------------------------------------------------------------------
+
+
+def tiers_markdown(view: TierView) -> str:
+    """The three tiers with their token estimates."""
+    title = view.name or view.folder
+    parts = [f"# Disclosure tiers of `{title}`"]
+    if view.problems:
+        parts.append("## Problems\n\n" + "\n".join(f"- {p}" for p in view.problems))
+    tier1 = f"## Tier 1: listed at start-up (about {view.listing_tokens} tokens)"
+    if view.listing is None:
+        parts.append(f"{tier1}\n\n{view.listing_note}")
+    else:
+        parts.append(
+            f"{tier1}\n\nEvery session carries this entry in `<available_skills>`:\n\n"
+            + fence(view.listing, "xml")
+        )
+    parts.append(
+        f"## Tier 2: loaded when the skill is activated (about {view.body_tokens} tokens, "
+        f"{view.body_lines} lines)\n\n{fence(view.body, 'markdown')}"
+    )
+    tier3 = f"## Tier 3: read on demand (about {view.resource_tokens} tokens in all)"
+    if not view.resources:
+        parts.append(f"{tier3}\n\nNo other files.")
+    else:
+        rows = ["| File | Bytes | Tokens |", "| --- | ---: | ---: |"]
+        for file in view.resources:
+            tokens = str(file.tokens) if file.tokens is not None else "— (binary or large)"
+            rows.append(f"| `{file.path}` | {file.size} | {tokens} |")
+        parts.append(f"{tier3}\n\n" + "\n".join(rows))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,126 @@
+"""What a host loads of a SKILL.md folder at each level of progressive disclosure.
+
+- tier 1, at start-up: the skill's ``<available_skills>`` entry (rendered by the runtime's
+  own renderer, so it is exactly what ``skillkit serve`` and ``skillkit prompt`` give);
+- tier 2, when the skill is activated: the SKILL.md body;
+- tier 3, on demand: the folder's other files (scripts, references, assets).
+
+Token counts are the manifest module's estimate (characters / 4), as the linter uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillkit_core.simulate.errors import SimulationError
+
+
+@dataclass(frozen=True)
+class ResourceFile:
+    """A tier-3 file: its path in the folder, its size and (for text) a token estimate."""
+
+    path: str
+    size: int
+    tokens: int | None
+    """``None`` for binary, unreadable or very large files (not read into context)."""
+
+    def to_data(self) -> dict[str, Any]:
+        return {"path": self.path, "bytes": self.size, "tokens": self.tokens}
+
+
+@dataclass
+class TierView:
+    """The three disclosure tiers of one skill folder."""
+
+    folder: str
+    name: str | None
+    description: str | None
+    listing: str | None
+    """The ``<available_skills>`` block with this skill alone; ``None`` when a host would
+    skip the skill (``listing_note`` says why)."""
+    listing_tokens: int
+    listing_note: str | None
+    body: str
+    body_tokens: int
+    body_lines: int
+    resources: list[ResourceFile] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def resource_tokens(self) -> int:
+        return sum(r.tokens or 0 for r in self.resources)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "folder": self.folder,
+            "name": self.name,
+            "description": self.description,
+            "problems": self.problems,
+            "tier1": {
+                "availableSkills": self.listing,
+                "tokens": self.listing_tokens,
+                "note": self.listing_note,
+            },
+            "tier2": {"body": self.body, "tokens": self.body_tokens, "lines": self.body_lines},
+            "tier3": {
+                "files": [r.to_data() for r in self.resources],
+                "tokens": self.resource_tokens,
+            },
+        }
+
+
+def tier_view(folder: str | Path) -> TierView:
+    """The tiers of the skill in ``folder`` (a folder holding a SKILL.md)."""
+    from skillkit_core.manifest.parse import find_skill_md, read_skill_md
+    from skillkit_core.manifest.spec import estimate_tokens
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise SimulationError(f"{root} is not a folder")
+    if find_skill_md(root) is None:
+        raise SimulationError(f"{root} has no SKILL.md, so it is not a skill folder")
+    parsed = read_skill_md(root)
+    listing, note, name, description = _listing(root)
+    return TierView(
+        folder=str(root),
+        name=name,
+        description=description,
+        listing=listing,
+        listing_tokens=estimate_tokens(listing) if listing else 0,
+        listing_note=note,
+        body=parsed.body,
+        body_tokens=estimate_tokens(parsed.body),
+        body_lines=len(parsed.body.splitlines()),
+        resources=_resources(root, parsed.path),
+        problems=[p.message for p in parsed.problems],
+    )
+
+
+def _listing(root: Path) -> tuple[str | None, str | None, str | None, str | None]:
+    """``(xml, why it is missing, name, description)`` through the runtime's registry."""
+    from skillkit_core.runtime.prompt import render_available_skills
+    from skillkit_core.runtime.registry import SkillRecord, read_record
+
+    record = read_record(root, root)
+    if not isinstance(record, SkillRecord):
+        return None, f"a host would not list this skill: {record.message}", None, None
+    xml = render_available_skills([record], budget=None).xml
+    return xml, None, record.name, record.description
+
+
+def _resources(root: Path, skill_md: str | None) -> list[ResourceFile]:
+    from skillkit_core.manifest.folder import SkillFolder
+    from skillkit_core.manifest.spec import estimate_tokens
+
+    folder = SkillFolder(root)
+    manifest = Path(skill_md).name if skill_md else None
+    found = []
+    for file in folder.files:
+        if file.relative == manifest:
+            continue
+        text = folder.read_text(file)
+        tokens = estimate_tokens(text) if text is not None else None
+        found.append(ResourceFile(file.relative, file.size, tokens))
+    return found

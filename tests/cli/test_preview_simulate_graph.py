@@ -1,0 +1,234 @@
+"""`skillkit preview`, `simulate` and `graph`, run as a user runs them: a subprocess."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.golden_util import GOLDEN_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY_CHECK = str(ROOT / "examples" / "deploy-check" / "deploy_check.py")
+HELP_DESK = str(ROOT / "examples" / "help-desk" / "help_desk.py")
+
+BROKEN = """\
+from pydantic import BaseModel
+from skillkit_core import skill, terminal
+
+
+class Answer(BaseModel):
+    text: str
+
+
+half = (
+    skill(name="half", entry="ask")
+    .step("ask", prompt="Ask.", response=Answer, next="nowhere")
+    .step("end", prompt="End.", response=Answer, next=terminal)
+    .build()
+)
+"""
+
+FRAGILE = """\
+from pydantic import BaseModel
+from skillkit_core import branch, skill, terminal
+
+
+class Flag(BaseModel):
+    on: bool
+
+
+fragile = (
+    skill(name="fragile", entry="a")
+    .step("a", prompt="Flag?", response=Flag,
+          next=[branch("b", when=lambda ctx: ctx.response.missing), branch("b")])
+    .step("b", prompt="B.", response=Flag, next=terminal)
+    .build()
+)
+"""
+
+
+def skillkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "skillkit_core.cli", *args],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def text_of(done: subprocess.CompletedProcess) -> str:
+    return done.stdout.decode("utf-8")
+
+
+def test_preview_prints_the_blessed_markdown() -> None:
+    done = skillkit("preview", DEPLOY_CHECK, "--host", "claude-code")
+    assert done.returncode == 0, done.stderr
+    golden = GOLDEN_DIR / "simulate" / "preview-deploy-check-claude-code.md"
+    assert text_of(done) == golden.read_text(encoding="utf-8")
+
+
+def test_preview_json_with_params_tools_and_one_step() -> None:
+    done = skillkit(
+        "preview",
+        DEPLOY_CHECK,
+        "--format",
+        "json",
+        "--params",
+        '{"env": "staging"}',
+        "--tools",
+        "Read, Bash",
+        "--subagent",
+        "--step",
+        "verify",
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["params"], data["paramsSource"]) == ({"env": "staging"}, "given")
+    assert (data["tools"], data["subagent"], data["preamble"]) == (["Read", "Bash"], True, None)
+    [step] = data["steps"]
+    assert step["name"] == "verify" and step["promptKind"] == "dynamic"
+    assert step["example"]["store"][0]["step"] == "choose"
+
+
+def test_preview_of_a_skill_folder_shows_the_tiers() -> None:
+    done = skillkit("preview", "tests/runtime/skills/single")
+    assert done.returncode == 0, done.stderr
+    text = text_of(done)
+    assert text.startswith("# Disclosure tiers of `single`")
+    assert "<name>single</name>" in text and "SINGLE-BODY-MARKER" in text
+    assert "| `references/one.md` |" in text
+    data = json.loads(skillkit("preview", "tests/runtime/skills/single", "--format", "json").stdout)
+    assert data["tier3"]["files"][0]["path"] == "references/one.md"
+
+
+def test_preview_of_a_half_written_skill_shows_its_problems(tmp_path) -> None:
+    module = tmp_path / "half.py"
+    module.write_text(BROKEN)
+    done = skillkit("preview", str(module))
+    assert done.returncode == 0, done.stderr
+    text = text_of(done)
+    assert "## Problems" in text and "'nowhere' is not a step" in text
+    assert "### `ask` (entry)" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["preview", DEPLOY_CHECK, "--params", "{nope"],
+            "error[usage]: --params is not valid JSON",
+        ),
+        (["preview", DEPLOY_CHECK, "--format", "html"], "error[usage]: --format must be one of md"),
+        (["preview", DEPLOY_CHECK, "--step", "ship"], "error[simulate]: no step 'ship'"),
+        (["preview", "missing.py"], "error[entry]: cannot load missing.py"),
+        (
+            ["simulate", DEPLOY_CHECK, "--choose", "verify"],
+            "error[usage]: --choose takes step=value",
+        ),
+        (["simulate", DEPLOY_CHECK, "--choose", "verify=maybe"], "safe: true, false"),
+        (["simulate", DEPLOY_CHECK, "--path", "choose,deploy"], "leads to the given path"),
+        (["simulate", DEPLOY_CHECK, "--all-paths", "--run-actions"], "one path at a time"),
+        (["graph", DEPLOY_CHECK, "--format", "gif"], "error[usage]: unknown graph format 'gif'"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(args, message) -> None:
+    done = skillkit(*args)
+    assert done.returncode == 2
+    assert message in done.stderr.decode("utf-8")
+    assert b"Traceback" not in done.stderr
+
+
+def test_simulate_all_paths_reports_both_branches_and_full_coverage() -> None:
+    done = skillkit("simulate", DEPLOY_CHECK, "--all-paths")
+    assert done.returncode == 0, done.stderr
+    text = text_of(done)
+    assert "2 distinct path(s) (every alternative explored)." in text
+    assert "| 2 | choose → verify → abort | done | verify: safe=false |" in text
+    assert "- Steps: 4 of 4 reached\n- Transitions: 3 of 3 taken" in text
+
+
+def test_simulate_is_steered_by_choose_path_and_responses(tmp_path) -> None:
+    chosen = json.loads(
+        skillkit("simulate", DEPLOY_CHECK, "--choose", "verify=false", "--format", "json").stdout
+    )
+    assert chosen["runs"][0]["path"] == ["choose", "verify", "abort"]
+    followed = json.loads(
+        skillkit(
+            "simulate",
+            DEPLOY_CHECK,
+            "--path",
+            "choose,verify,deploy",
+            "--format",
+            "json",
+            "--seed",
+            "3",
+        ).stdout
+    )
+    assert followed["runs"][0]["path"] == ["choose", "verify", "deploy"]
+    assert followed["seed"] == 3
+    answers = tmp_path / "answers.json"
+    answers.write_text(
+        json.dumps(
+            {
+                "choose": {"target": "production"},
+                "verify": {"blockers": [], "safe": True},
+                "deploy": {"url": "https://prod.example.com"},
+            }
+        )
+    )
+    done = skillkit("simulate", DEPLOY_CHECK, "--responses", str(answers), "--host", "codex")
+    assert done.returncode == 0, done.stderr
+    text = text_of(done)
+    assert "# Simulation of `deploy-check` on codex" in text
+    assert '- Final output: `{"url": "https://prod.example.com"}`' in text
+    assert "It answers (from the responses fixture):" in text
+
+
+def test_simulate_of_a_composite_routes_into_sub_skills() -> None:
+    data = json.loads(
+        skillkit(
+            "simulate", HELP_DESK, "--choose", "classify=subskill:setup", "--format", "json"
+        ).stdout
+    )
+    assert data["runs"][0]["path"][:2] == ["classify", "setup/configure"]
+    assert data["runs"][0]["redirectedTo"] == {"kind": "subskill", "name": "setup"}
+
+
+def test_a_run_that_ends_in_an_error_exits_1(tmp_path) -> None:
+    module = tmp_path / "fragile.py"
+    module.write_text(FRAGILE)
+    done = skillkit("simulate", str(module))
+    assert done.returncode == 1
+    assert "### Error" in text_of(done) and "missing" in text_of(done)
+
+
+def test_graph_prints_mermaid_and_dot() -> None:
+    mermaid = skillkit("graph", DEPLOY_CHECK)
+    assert mermaid.returncode == 0 and text_of(mermaid).startswith("flowchart TD\n")
+    dot = skillkit("graph", DEPLOY_CHECK, "--format", "dot")
+    assert text_of(dot).startswith('digraph "deploy-check" {')
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+def test_graph_renders_images_through_graphviz(tmp_path) -> None:
+    svg = tmp_path / "graph.svg"
+    done = skillkit("graph", HELP_DESK, "--format", "svg", "-o", str(svg))
+    assert done.returncode == 0 and done.stdout == b""
+    assert svg.read_bytes().startswith(b"<?xml") and b">report&#45;issues<" in svg.read_bytes()
+    png = skillkit("graph", DEPLOY_CHECK, "--format", "png")
+    assert png.returncode == 0 and png.stdout.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_graph_images_without_graphviz_say_how_to_get_it(tmp_path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}
+    done = skillkit("graph", DEPLOY_CHECK, "--format", "png", env=env)
+    assert done.returncode == 2
+    stderr = done.stderr.decode("utf-8")
+    assert stderr.startswith("error[graphviz]: --format png needs Graphviz's 'dot' program")
+    assert "--format mermaid" in stderr

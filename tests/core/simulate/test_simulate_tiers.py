@@ -1,0 +1,83 @@
+"""What a host loads of a SKILL.md folder at each disclosure tier."""
+
+import pytest
+
+from skillkit_core.manifest.spec import estimate_tokens
+from skillkit_core.runtime.prompt import available_skills_from_roots
+from skillkit_core.simulate.errors import SimulationError
+from skillkit_core.simulate.markdown import tiers_markdown
+from skillkit_core.simulate.tiers import tier_view
+
+SKILL_MD = """\
+---
+name: pdf-tools
+description: Fill and merge PDF forms. Use when the user mentions PDF forms.
+---
+
+# PDF tools
+
+Read `references/forms.md` before filling a form; run `scripts/fill.py`.
+"""
+
+
+@pytest.fixture
+def skill_folder(tmp_path):
+    folder = tmp_path / "pdf-tools"
+    (folder / "references").mkdir(parents=True)
+    (folder / "scripts").mkdir()
+    (folder / "assets").mkdir()
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    (folder / "references" / "forms.md").write_text("# Forms\n" + "field rules\n" * 40)
+    (folder / "scripts" / "fill.py").write_text("print('filled')\n")
+    (folder / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    return folder
+
+
+def test_tier_one_is_the_runtimes_available_skills_entry(skill_folder) -> None:
+    view = tier_view(skill_folder)
+    expected, _ = available_skills_from_roots([skill_folder], budget=None)
+    assert view.listing == expected.xml
+    assert view.listing_tokens == estimate_tokens(expected.xml)
+    assert (view.name, view.description) == (
+        "pdf-tools",
+        "Fill and merge PDF forms. Use when the user mentions PDF forms.",
+    )
+
+
+def test_tier_two_is_the_body_and_tier_three_the_other_files(skill_folder) -> None:
+    view = tier_view(skill_folder)
+    assert view.body.strip().startswith("# PDF tools")
+    assert view.body_tokens == estimate_tokens(view.body)
+    files = {r.path: r for r in view.resources}
+    assert set(files) == {"assets/logo.png", "references/forms.md", "scripts/fill.py"}
+    assert files["assets/logo.png"].tokens is None
+    forms = (skill_folder / "references" / "forms.md").read_text()
+    assert files["references/forms.md"].tokens == estimate_tokens(forms)
+    assert view.resource_tokens == sum(r.tokens or 0 for r in view.resources)
+
+
+def test_a_skill_a_host_would_skip_still_shows_its_body(tmp_path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: broken\n---\nBody text.\n")
+    view = tier_view(folder)
+    assert view.listing is None
+    assert "would not list this skill" in view.listing_note
+    assert "description" in view.listing_note
+    assert view.body.strip() == "Body text."
+
+
+def test_folders_without_a_skill_are_refused(tmp_path) -> None:
+    with pytest.raises(SimulationError, match=r"has no SKILL\.md"):
+        tier_view(tmp_path)
+    with pytest.raises(SimulationError, match="is not a folder"):
+        tier_view(tmp_path / "missing")
+
+
+def test_tier_markdown_names_each_tier_with_its_tokens(skill_folder) -> None:
+    view = tier_view(skill_folder)
+    text = tiers_markdown(view)
+    assert f"## Tier 1: listed at start-up (about {view.listing_tokens} tokens)" in text
+    assert f"## Tier 2: loaded when the skill is activated (about {view.body_tokens} tokens" in text
+    assert f"## Tier 3: read on demand (about {view.resource_tokens} tokens in all)" in text
+    assert "| `assets/logo.png` | 16 | — (binary or large) |" in text

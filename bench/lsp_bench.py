@@ -1,0 +1,282 @@
+"""Language server latency and memory, measured over stdio like an editor sees them.
+
+    .venv/bin/python bench/lsp_bench.py [--requests 100] [--json out.json]
+
+On a generated 200-step skill file (about 1,500 lines) it measures:
+
+- server start (spawn) to the first ``publishDiagnostics`` of the opened file;
+- ``didChange`` (one typed character) to the syntax layer's diagnostics for that version;
+- completion (inside ``next="..."``), hover (on a step name, after the first semantic
+  pass, so the hover holds the rendered prompt) and go-to-definition;
+
+each as median and p95 over ``--requests`` requests, then the resident memory of the
+server and of its analysis worker with 50 skill files open. Targets (issue 9): syntax
+diagnostics and completion p95 ≤ 50 ms, hover p95 ≤ 100 ms, start to first diagnostics
+≤ 1.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import client_capabilities, make_test_lsp_client
+
+STEPS = 200
+
+
+def generate_skill(steps: int = STEPS, name: str = "big") -> str:
+    """A builder-style skill: static, act and dynamic prompts, branches, store reads."""
+    lines = [
+        '"""A generated skill for the language server benchmark."""',
+        "",
+        "from typing import Literal",
+        "",
+        "from pydantic import BaseModel",
+        "",
+        "from skillkit_core import act, branch, skill, terminal",
+        "",
+        "",
+        "class Answer(BaseModel):",
+        '    choice: Literal["yes", "no"]',
+        "    note: str",
+        "",
+        "",
+        f"{name.replace('-', '_')} = (",
+        f'    skill(name="{name}", entry="s0", description="Benchmark skill with {steps} steps.")',
+    ]
+    for i in range(steps):
+        target = f'"s{i + 1}"' if i + 1 < steps else "terminal"
+        kind = i % 4
+        if kind in (0, 2):
+            lines.append(f"    # step {i}: {'ask' if kind == 0 else 'build on the last note'}")
+        lines.append("    .step(")
+        lines.append(f'        "s{i}",')
+        if kind == 0:
+            lines.append(f'        prompt="Step {i}: read the notes and answer yes or no.",')
+        elif kind == 1:
+            lines.append("        prompt=act.ask_user(")
+            lines.append(f'            type="structured", question="Continue at step {i}?",')
+            choices = '{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}'
+            lines.append(f"            options=[{choices}],")
+            lines.append("        ),")
+        elif kind == 2:
+            read = f"ctx.store.steps['s{i - 1}'].note"
+            lines.append(f'        prompt=lambda ctx: f"Step {i} after {{{read}}}",')
+        else:
+            lines.append(f'        prompt="Step {i}: summarise.",')
+        lines.append("        response=Answer,")
+        if kind == 3:
+            lines.append("        max_visits=3,")
+        if kind == 3 and i + 1 < steps:
+            when = 'lambda c: c.response.choice == "yes"'
+            lines.append(f"        next=[branch({target}, when={when}), branch({target})],")
+        else:
+            lines.append(f"        next={target},")
+        lines.append("    )")
+    lines += ["    .build()", ")", ""]
+    return "\n".join(lines)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "median_ms": round(statistics.median(values) * 1000, 2),
+        "p95_ms": round(percentile(values, 0.95) * 1000, 2),
+        "n": len(values),
+    }
+
+
+def rss_mib(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    match = re.search(r"VmRSS:\s+(\d+) kB", status)
+    return round(int(match.group(1)) / 1024, 1) if match else None
+
+
+class Bench:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = make_test_lsp_client()
+        self.versions: dict[str, int | None] = {}
+        self.events: dict[tuple[str, int | None], float] = {}
+
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            self.client.diagnostics[params.uri] = params.diagnostics
+            self.versions[params.uri] = params.version
+            self.events.setdefault((params.uri, params.version), time.perf_counter())
+
+        self.client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+
+    async def wait(self, condition, timeout: float = 60.0) -> None:
+        deadline = time.perf_counter() + timeout
+        while not condition():
+            if time.perf_counter() > deadline:
+                raise TimeoutError("benchmark condition not met")
+            await asyncio.sleep(0.0005)
+
+    def open(self, path: Path, text: str) -> str:
+        uri = from_fs_path(str(path))
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            )
+        )
+        return uri
+
+
+async def run(requests: int) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="skillkit-lsp-bench-"))
+    text = generate_skill()
+    path = root / "big_skill.py"
+    path.write_text(text, encoding="utf-8")
+    bench = Bench(root)
+    client = bench.client
+    results: dict = {"lines": text.count("\n"), "steps": STEPS, "python": sys.version.split()[0]}
+
+    started = time.perf_counter()
+    await client.start_io(sys.executable, "-m", "skill_lsp")
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=from_fs_path(str(root)),
+            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="bench")],
+        )
+    )
+    uri = bench.open(path, text)
+    await bench.wait(lambda: (uri, 1) in bench.events)
+    results["start_to_first_diagnostics_s"] = round(bench.events[(uri, 1)] - started, 3)
+
+    lines = text.split("\n")
+    next_lines = [n for n, line in enumerate(lines) if line.strip().startswith('next="s')]
+    step_lines = [n for n, line in enumerate(lines) if re.fullmatch(r'\s+"s\d+",', line)]
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def timed(make, positions) -> list[float]:
+        spent = []
+        for n in range(requests):
+            line = positions[(n * 7) % len(positions)]
+            sent = time.perf_counter()
+            await make(line)
+            spent.append(time.perf_counter() - sent)
+        return spent
+
+    async def complete(line: int):
+        column = lines[line].index('next="') + len('next="s')
+        return await client.text_document_completion_async(
+            types.CompletionParams(document, types.Position(line, column))
+        )
+
+    async def define(line: int):
+        column = lines[line].index('next="') + len('next="s')
+        return await client.text_document_definition_async(
+            types.DefinitionParams(document, types.Position(line, column))
+        )
+
+    async def hover(line: int):
+        column = lines[line].index('"s') + 2
+        return await client.text_document_hover_async(
+            types.HoverParams(document, types.Position(line, column))
+        )
+
+    async def semantic_ready() -> float:
+        """Seconds until a hover holds the rendered prompt (the semantic layer's answer)."""
+        begun = time.perf_counter()
+        while True:
+            answer = await hover(step_lines[3])
+            if answer is not None and "```xml" in answer.contents.value:
+                return time.perf_counter() - begun
+            if time.perf_counter() - begun > 120:
+                raise TimeoutError("no semantic result")
+            await asyncio.sleep(0.02)
+
+    opened_for = time.perf_counter() - bench.events[(uri, 1)]
+    results["open_to_first_semantic_pass_s"] = round(opened_for + await semantic_ready(), 2)
+
+    # didChange -> syntax diagnostics of that version (typing in a prompt string).
+    line_no = text.split("\n").index(
+        '        prompt="Step 100: read the notes and answer yes or no.",'
+    )
+    column = len('        prompt="Step 100')
+    timings = []
+    version = 1
+    for i in range(requests):
+        version += 1
+        where = types.Position(line_no, column + i)
+        sent = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(where, where), text="x"
+                    )
+                ],
+            )
+        )
+        await bench.wait(lambda v=version: (uri, v) in bench.events)
+        timings.append(bench.events[(uri, version)] - sent)
+        await asyncio.sleep(0.01)  # a fast typist, not a flood
+    results["did_change_to_syntax_diagnostics"] = summary(timings)
+
+    await asyncio.sleep(1.0)  # let the last edits settle
+    results["completion"] = summary(await timed(complete, next_lines))
+    results["definition"] = summary(await timed(define, next_lines))
+    await semantic_ready()  # the edited text's analysis, before hovers are timed
+    results["hover"] = summary(await timed(hover, step_lines))
+
+    # Memory with 50 skill files open.
+    for n in range(50):
+        extra = root / f"skill_{n}.py"
+        body = generate_skill(60, name=f"skill-{n}")
+        extra.write_text(body, encoding="utf-8")
+        other = bench.open(extra, body)
+        await bench.wait(lambda other=other: (other, 1) in bench.events)
+    await asyncio.sleep(2.0)
+    worker = None
+    for message in client.log_messages:
+        found = re.search(r"analysis worker started \(pid (\d+)\)", message.message)
+        if found:
+            worker = int(found.group(1))
+    server_pid = client._server.pid if client._server else None
+    results["rss_mib_50_open_files"] = {"server": rss_mib(server_pid), "worker": rss_mib(worker)}
+
+    await client.shutdown_session()
+    await client.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="skillkit-bench-cache-"))
+    results = asyncio.run(run(args.requests))
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

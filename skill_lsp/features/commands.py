@@ -1,0 +1,363 @@
+"""``workspace/executeCommand``: simulate, preview, build, check, set the host, restart.
+
+Commands that run the author's code (simulate, preview, build, check of a Python file)
+run it out of process: simulate and preview in the analysis worker, build and check as a
+``skillkit`` subprocess. Transcripts and previews are written to a Markdown file and
+shown with ``window/showDocument`` when the client can; the Markdown is also returned as
+the command's result for clients that render it themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.uris import from_fs_path, to_fs_path
+
+from skill_lsp.index import DocumentKind
+from skill_lsp.log import log_message
+
+SIMULATE = "skillkit.simulate"
+PREVIEW = "skillkit.preview"
+BUILD = "skillkit.build"
+CHECK = "skillkit.check"
+SET_HOST = "skillkit.setHost"
+RESTART_WORKER = "skillkit.restartWorker"
+COMMAND_TIMEOUT = 120.0
+BUILD_TIMEOUT = 600.0
+_tokens = itertools.count(1)
+
+
+class JsonRpcRequestFailed(JsonRpcException):
+    """LSP's RequestFailed: the request was valid, but doing it failed."""
+
+    CODE = -32803
+
+
+def register(server: Any) -> None:
+    """Declare every command."""
+
+    @server.command(SIMULATE)
+    async def simulate(ls: Any, *arguments: Any) -> dict[str, Any]:
+        options = _options(arguments)
+        request = _code_request(ls, options)
+        request.update(
+            responses=options.get("responses"),
+            choose=options.get("choose"),
+            path=options.get("path"),
+            all_paths=bool(options.get("allPaths", False)),
+            seed=int(options.get("seed", 0) or 0),
+        )
+        answer = await _in_worker(ls, "simulate", request)
+        return await _show_markdown(ls, answer, f"simulate-{answer.get('skill', 'skill')}")
+
+    @server.command(PREVIEW)
+    async def preview(ls: Any, *arguments: Any) -> dict[str, Any]:
+        options = _options(arguments)
+        request = _code_request(ls, options)
+        request["step"] = options.get("step")
+        answer = await _in_worker(ls, "preview", request)
+        return await _show_markdown(ls, answer, f"preview-{answer.get('skill', 'skill')}")
+
+    @server.command(BUILD)
+    async def build(ls: Any, *arguments: Any) -> dict[str, Any]:
+        options = _options(arguments)
+        return await run_build(ls, options)
+
+    @server.command(CHECK)
+    async def check(ls: Any, *arguments: Any) -> dict[str, Any]:
+        options = _options(arguments)
+        return await run_check(ls, options)
+
+    @server.command(SET_HOST)
+    async def set_host(ls: Any, *arguments: Any) -> dict[str, Any]:
+        from skillkit_core.hosts import HOSTS
+
+        options = _options(arguments)
+        host = options.get("host")
+        if host is None and arguments and isinstance(arguments[0], str):
+            host = arguments[0]
+        known = [info.id for info in HOSTS]
+        if host not in known:
+            raise JsonRpcInvalidParams(f"unknown host {host!r}; known hosts: {', '.join(known)}")
+        from skill_lsp.features.lifecycle import apply_settings
+
+        await apply_settings(ls, ls.settings.with_host(host))
+        return {"host": host}
+
+    @server.command(RESTART_WORKER)
+    async def restart_worker(ls: Any, *arguments: Any) -> dict[str, Any]:
+        await ls.semantic.restart()
+        return {"restarted": True, "executeCode": ls.settings.semantic_enabled}
+
+
+def _options(arguments: tuple[Any, ...]) -> dict[str, Any]:
+    """The first argument when it is an object (commands take one options object)."""
+    if arguments and isinstance(arguments[0], dict):
+        return dict(arguments[0])
+    return {}
+
+
+def _document(ls: Any, options: dict[str, Any]) -> tuple[str, str]:
+    """(path, text) of the document named by ``uri``: the editor's text when open."""
+    uri = options.get("uri")
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams("the command needs a 'uri' naming a skill file")
+    snapshot = ls.documents.get(uri)
+    path = to_fs_path(uri)
+    if snapshot is not None:
+        return snapshot.path or path or uri, snapshot.text
+    if not path or not os.path.isfile(path):
+        raise JsonRpcInvalidParams(f"no such file: {uri}")
+    return path, Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _require_code(ls: Any, what: str) -> None:
+    if not ls.settings.semantic_enabled:
+        raise JsonRpcRequestFailed(
+            f"{what} runs the skill's code, which is off here (untrusted workspace or "
+            "skillkit.executeCode is false)"
+        )
+
+
+def _code_request(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
+    _require_code(ls, "this command")
+    path, text = _document(ls, options)
+    settings = ls.settings
+    return {
+        "path": path,
+        "text": text,
+        "root": ls.roots[0] if ls.roots else None,
+        "skill": options.get("skill"),
+        "host": options.get("host") or settings.host,
+        "tools": list(options.get("tools") or settings.tools),
+        "params": options.get("params"),
+    }
+
+
+async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any]:
+    from skill_lsp.worker.manager import WorkerError
+
+    try:
+        answer = await ls.semantic.run_command(op, request, COMMAND_TIMEOUT)
+    except WorkerError as error:
+        raise JsonRpcRequestFailed(f"{op} failed: {error}") from None
+    if not isinstance(answer, dict):
+        raise JsonRpcRequestFailed(f"{op} returned nothing")
+    if answer.get("error"):
+        raise JsonRpcRequestFailed(str(answer["error"]))
+    return answer
+
+
+def _output_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "skillkit" / "editor"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.gettempdir()) / "skillkit-editor"
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", name).strip("-") or "skill"
+
+
+async def _show_markdown(ls: Any, answer: dict[str, Any], stem: str) -> dict[str, Any]:
+    """Write the answer's Markdown to a file, show it when possible, return both."""
+    markdown = str(answer.get("markdown") or "")
+    target = _output_folder() / f"{_safe(stem)}.md"
+    target.write_text(markdown, encoding="utf-8")
+    uri = from_fs_path(str(target)) or target.as_uri()
+    shown = False
+    if get_capability(ls.client_capabilities, "window.show_document.support", False):
+        with contextlib.suppress(Exception):
+            result = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True)
+            )
+            shown = bool(result and result.success)
+    return {"markdown": markdown, "uri": uri, "shown": shown, "data": answer.get("data")}
+
+
+# -- build ---------------------------------------------------------------------------
+
+
+class _Progress:
+    """``$/progress`` work-done reporting, when the client supports it."""
+
+    def __init__(self, ls: Any, title: str) -> None:
+        self.ls = ls
+        self.title = title
+        self.token: str | None = None
+
+    async def __aenter__(self) -> _Progress:
+        if get_capability(self.ls.client_capabilities, "window.work_done_progress", False):
+            token = f"skillkit-{os.getpid()}-{next(_tokens)}"
+            try:
+                await self.ls.work_done_progress.create_async(token)
+            except Exception:
+                return self
+            self.token = token
+            self.ls.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title=self.title, cancellable=False)
+            )
+        return self
+
+    def report(self, message: str, percentage: int | None = None) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
+
+
+async def run_build(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``skillkit build`` for one skill of a file, as a subprocess, with progress.
+
+    The output folder defaults to ``dist/<skill name>`` beside the file (a SKILL.md's
+    folder must be named after its skill). ``single`` builds for this machine only.
+    """
+    _require_code(ls, "building")
+    path, _ = _document(ls, options)
+    skill = options.get("skill")
+    entry = f"{path}:{skill}" if skill else path
+    name = _skill_name(ls, options.get("uri"), skill) or str(skill or Path(path).stem)
+    output = options.get("output") or str(Path(path).parent / "dist" / _safe(name))
+    command = [sys.executable, "-m", "skillkit_core.cli", "build", entry, "-o", str(output)]
+    for flag in ("mode", "protocol", "targets", "python"):
+        if options.get(flag):
+            command += [f"--{flag}", str(options[flag])]
+    if options.get("single"):
+        command.append("--single")
+    async with _Progress(ls, f"Building {name}") as progress:
+        progress.report(f"skillkit build {Path(entry).name}", 0)
+        code, out, err = await _run(command, ls, progress)
+    if code != 0:
+        reason = _failure(err or out) or f"exit code {code}"
+        _show(ls, f"skillkit build failed: {reason}", types.MessageType.Error)
+        raise JsonRpcRequestFailed(f"build failed: {reason}")
+    _show(ls, f"Built {name} into {output}", types.MessageType.Info)
+    return {"output": str(output), "uri": from_fs_path(str(output)), "log": out}
+
+
+def _skill_name(ls: Any, uri: Any, variable: Any) -> str | None:
+    """The literal ``name=`` of the chain bound to ``variable`` (from the open document)."""
+    snapshot = ls.documents.get(uri) if isinstance(uri, str) else None
+    if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
+        return None
+    chains = [c for c in snapshot.index.chains if c.kind in ("skill", "reference")]
+    for chain in chains:
+        if variable is None and len(chains) > 1:
+            break
+        if variable is None or variable in chain.names or variable == chain.var:
+            return chain.name.value if chain.name is not None else None
+    return None
+
+
+async def _run(command: list[str], ls: Any, progress: _Progress | None) -> tuple[int, str, str]:
+    cwd = ls.roots[0] if ls.roots else None
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"},
+    )
+    lines: list[str] = []
+
+    async def follow(stream: Any, keep: list[str]) -> None:
+        while raw := await stream.readline():
+            text = raw.decode("utf-8", "replace").rstrip()
+            keep.append(text)
+            if progress is not None and text.strip():
+                progress.report(text.strip()[:120])
+
+    errors: list[str] = []
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(
+                follow(process.stdout, lines), follow(process.stderr, errors), process.wait()
+            ),
+            BUILD_TIMEOUT,
+        )
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return 124, "\n".join(lines), f"timed out after {BUILD_TIMEOUT:g} s"
+    return process.returncode or 0, "\n".join(lines), "\n".join(errors)
+
+
+def _failure(output: str) -> str:
+    """The line of a failed command's output that says why (``error[...]`` first)."""
+    lines = [line.strip(" │╭╮╰╯─") for line in output.splitlines()]
+    lines = [line for line in lines if line]
+    for line in reversed(lines):
+        if line.lower().startswith(("error", "no such")) or "error[" in line:
+            return line
+    return lines[-1] if lines else ""
+
+
+def _show(ls: Any, message: str, kind: types.MessageType) -> None:
+    with contextlib.suppress(Exception):
+        ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
+    log_message(ls, message)
+
+
+# -- check ---------------------------------------------------------------------------
+
+
+async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``skillkit check --format json`` on a file, a folder, or the workspace."""
+    uri = options.get("uri")
+    targets: list[str] = []
+    if isinstance(uri, str):
+        path = to_fs_path(uri)
+        if path:
+            targets.append(path)
+    targets = targets or list(ls.roots)
+    if not targets:
+        raise JsonRpcInvalidParams("nothing to check: give a 'uri' or open a workspace")
+    python_targets = [t for t in targets if os.path.isdir(t) or t.endswith(".py")]
+    if python_targets and not ls.settings.semantic_enabled:
+        raise JsonRpcRequestFailed(
+            "checking Python skills runs their code, which is off here (untrusted workspace "
+            "or skillkit.executeCode is false)"
+        )
+    command = [sys.executable, "-m", "skillkit_core.cli", "check", *targets, "--format", "json"]
+    for flag, values in (
+        ("--select", ls.settings.lint_select),
+        ("--ignore", ls.settings.lint_ignore),
+    ):
+        if values:
+            command += [flag, ",".join(values)]
+    _, out, err = await _run(command, ls, None)
+    try:
+        report = json.loads(out)
+    except ValueError:
+        raise JsonRpcRequestFailed(f"skillkit check failed: {(err or out).strip()}") from None
+    summary = report.get("summary", {})
+    _show(
+        ls,
+        f"skillkit check: {summary.get('errors', 0)} errors, {summary.get('warnings', 0)} "
+        f"warnings in {summary.get('targets', 0)} targets",
+        types.MessageType.Info,
+    )
+    for snapshot in ls.documents.all():
+        if snapshot.kind != DocumentKind.OTHER:
+            ls.diagnostics.changed(snapshot.uri)
+    return report

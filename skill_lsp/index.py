@@ -1,0 +1,291 @@
+"""Per-document state: one frozen snapshot per version, shared by every feature.
+
+A :class:`Snapshot` holds a version's text and lines and, computed at most once and only
+when first asked for, the core's source index (re-parsed incrementally from the previous
+version's) or the parsed SKILL.md. It also carries the latest semantic result the worker
+produced for this document. Snapshots are replaced, never changed: a feature that took
+one keeps a consistent view while newer versions arrive.
+
+The store applies ``didChange`` edits itself, with LSP's line breaks (``\\n``, ``\\r\\n``,
+``\\r``) and the negotiated position encoding; semantic diagnostics of an older version are
+carried forward through those edits until a fresh result replaces them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+from pygls.workspace.position_codec import PositionCodec
+
+from skill_lsp.positions import LineMap, line_starts, split_lines
+from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+
+
+class DocumentKind(StrEnum):
+    """What a document is to the server."""
+
+    PYTHON = "python"
+    SKILL_MD = "skill-md"
+    OTHER = "other"
+
+
+def kind_of(uri: str, language_id: str | None = None) -> DocumentKind:
+    """Python skill source, SKILL.md, or something the server ignores."""
+    name = uri.rsplit("/", 1)[-1].lower()
+    if name == "skill.md":
+        return DocumentKind.SKILL_MD
+    if name.endswith((".py", ".pyi")) or language_id == "python":
+        return DocumentKind.PYTHON
+    return DocumentKind.OTHER
+
+
+def path_of(uri: str) -> str | None:
+    """The file-system path of a ``file:`` URI (None for other schemes)."""
+    if not uri.startswith("file:"):
+        return None
+    return to_fs_path(uri)
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """One version of one document. Immutable; lazily computed parts are cached inside."""
+
+    uri: str
+    path: str | None
+    version: int
+    text: str
+    kind: DocumentKind
+    lines: Sequence[str]
+    codec: PositionCodec
+    semantic: Any = None  # skill_lsp.semantic.SemanticResult of this or an older version
+    carried: tuple[LintDiagnostic, ...] = ()  # semantic diagnostics moved along with edits
+    base: Any = field(default=None, repr=False)  # the previous index, for incremental parsing
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def map(self) -> LineMap:
+        """Position conversions for this version."""
+        found = self._cache.get("map")
+        if found is None:
+            found = self._cache["map"] = LineMap(self.lines, self.codec)
+        return found
+
+    @property
+    def index(self) -> Any:
+        """The core's ``SourceIndex`` of this version (Python documents)."""
+        found = self._cache.get("index")
+        if found is None:
+            from skillkit_core.source.index import index_source
+
+            base = self.base
+            found = self._cache["index"] = index_source(self.text, old=base)
+            # The older index is no longer needed; let it (and its tree) go.
+            object.__setattr__(self, "base", None)
+        return found
+
+    def step_graph(self, chain: int) -> Any:
+        """The core's literal step graph of chain number ``chain`` (cached)."""
+        key = ("step-graph", chain)
+        found = self._cache.get(key)
+        if found is None:
+            from skillkit_core.source.graph import step_graph
+
+            found = self._cache[key] = step_graph(self.index, chain)
+        return found
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the index has been computed already."""
+        return "index" in self._cache
+
+    @property
+    def skill_md(self) -> Any:
+        """The parsed SKILL.md of this version (``ParsedSkillMd``)."""
+        found = self._cache.get("skill_md")
+        if found is None:
+            from skillkit_core.manifest.parse import parse_skill_md
+
+            found = self._cache["skill_md"] = parse_skill_md(self.text, self.path)
+        return found
+
+    @property
+    def suppressions(self) -> Any:
+        """``skillkit: ignore[...]`` markers of this version."""
+        found = self._cache.get("suppressions")
+        if found is None:
+            from skillkit_core.manifest.markdown import find_suppressions
+
+            found = self._cache["suppressions"] = find_suppressions(list(self.lines))
+        return found
+
+    @property
+    def folder(self) -> str | None:
+        """The folder holding the document."""
+        return os.path.dirname(self.path) if self.path else None
+
+    def with_semantic(self, result: Any, carried: tuple[LintDiagnostic, ...]) -> Snapshot:
+        """The same version with a newer semantic result (lazy parts are shared)."""
+        return replace(self, semantic=result, carried=carried)
+
+
+def _previous_index(snapshot: Snapshot) -> Any:
+    if snapshot.indexed:
+        return snapshot._cache["index"]
+    return snapshot.base
+
+
+class DocumentStore:
+    """The open documents, by URI. Changed only on the server's event loop."""
+
+    def __init__(self) -> None:
+        self._documents: dict[str, Snapshot] = {}
+        self.codec = PositionCodec()
+
+    def get(self, uri: str) -> Snapshot | None:
+        """The current snapshot of ``uri`` (None when it is not open)."""
+        return self._documents.get(uri)
+
+    def all(self) -> list[Snapshot]:
+        """Every open document's current snapshot."""
+        return list(self._documents.values())
+
+    def open(self, uri: str, version: int, text: str, language_id: str | None = None) -> Snapshot:
+        """Start tracking a document (replacing any earlier state of the same URI)."""
+        lines = split_lines(text)
+        snapshot = Snapshot(
+            uri=uri,
+            path=path_of(uri),
+            version=version,
+            text=text,
+            kind=kind_of(uri, language_id),
+            lines=lines,
+            codec=self.codec,
+        )
+        self._documents[uri] = snapshot
+        return snapshot
+
+    def close(self, uri: str) -> None:
+        """Forget a document."""
+        self._documents.pop(uri, None)
+
+    def change(
+        self, uri: str, version: int, changes: Iterable[types.TextDocumentContentChangeEvent]
+    ) -> Snapshot | None:
+        """Apply the edits of one ``didChange``; the new snapshot (None for unknown URIs)."""
+        current = self._documents.get(uri)
+        if current is None:
+            return None
+        text, lines = current.text, current.lines
+        carried = current.carried
+        for change in changes:
+            where = getattr(change, "range", None)
+            if where is None:
+                text, carried = change.text, ()
+                lines = split_lines(text)
+                continue
+            text, start, end = _splice(text, lines, where, change.text, self.codec)
+            lines = split_lines(text)
+            carried = tuple(
+                item
+                for item in (_shift_item(item, start, end, change.text) for item in carried)
+                if item is not None
+            )
+        snapshot = Snapshot(
+            uri=uri,
+            path=current.path,
+            version=version,
+            text=text,
+            kind=current.kind,
+            lines=lines,
+            codec=self.codec,
+            semantic=current.semantic,
+            carried=carried,
+            base=_previous_index(current),
+        )
+        self._documents[uri] = snapshot
+        return snapshot
+
+    def attach_semantic(self, uri: str, version: int, result: Any, carried: tuple) -> bool:
+        """Give the current snapshot a semantic result computed for ``version``.
+
+        Returns False, and changes nothing, when the document moved on (a stale result).
+        """
+        current = self._documents.get(uri)
+        if current is None or current.version != version:
+            return False
+        self._documents[uri] = current.with_semantic(result, carried)
+        return True
+
+
+def _splice(
+    text: str,
+    lines: Sequence[str],
+    where: types.Range,
+    new_text: str,
+    codec: PositionCodec,
+) -> tuple[str, tuple[int, int], tuple[int, int]]:
+    """Replace ``where`` (client units) in ``text``; return the text and the code-point
+    start and end positions of the replaced span."""
+    mapper = LineMap(lines, codec)
+    start = mapper.code_point(where.start)
+    end = mapper.code_point(where.end)
+    if end < start:
+        start, end = end, start
+    starts = line_starts(text)
+    begin = starts[start[0]] + start[1]
+    finish = starts[end[0]] + end[1]
+    return text[:begin] + new_text + text[finish:], start, end
+
+
+def shift_range(
+    where: SourceRange, start: tuple[int, int], end: tuple[int, int], new_text: str
+) -> SourceRange | None:
+    """``where`` after replacing ``start``..``end`` with ``new_text``; None if it overlapped."""
+    first = (where.line, where.column)
+    last = (where.end_line, where.end_column)
+    if last <= start:
+        return where
+    if first < end:
+        return None
+    inserted = split_lines(new_text)
+    new_end_line = start[0] + len(inserted) - 1
+    new_end_column = (start[1] if len(inserted) == 1 else 0) + len(inserted[-1])
+    line_delta = new_end_line - end[0]
+
+    def moved(line: int, column: int) -> tuple[int, int]:
+        if line == end[0]:
+            return new_end_line, column - end[1] + new_end_column
+        return line + line_delta, column
+
+    line, column = moved(where.line, where.column)
+    end_line, end_column = moved(where.end_line, where.end_column)
+    return SourceRange(line, column, end_line, end_column)
+
+
+def _shift_item(
+    item: LintDiagnostic, start: tuple[int, int], end: tuple[int, int], new_text: str
+) -> LintDiagnostic | None:
+    """A carried diagnostic after one edit; None when the edit touched it."""
+    if item.range is None:
+        return item
+    where = shift_range(item.range, start, end, new_text)
+    if where is None:
+        return None
+    fix = item.fix
+    if fix is not None:
+        edits = []
+        for edit in fix.edits:
+            moved = edit.range if edit.file else shift_range(edit.range, start, end, new_text)
+            if moved is None:
+                fix = None
+                break
+            edits.append(replace(edit, range=moved))
+        else:
+            fix = replace(fix, edits=tuple(edits))
+    return replace(item, range=where, fix=fix)

@@ -1,0 +1,74 @@
+"""Where a rule's documentation lives, for ``codeDescription`` links and hovers.
+
+Each registered rule gets a small Markdown page (summary, rationale, a bad and a good
+example, all from the registry) written once per server version into the user's cache
+folder; the link is that file's URI, so it opens offline in any editor.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_written: dict[str, str | None] = {}
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "skillkit" / "rules"
+
+
+def find_rule(rule_id: str) -> Any:
+    """The registered rule with this id, or None (server-side findings have no entry)."""
+    try:
+        from skillkit_core.lint.registry import RULES
+    except ImportError:
+        return None
+    return next((rule for rule in RULES if rule.id == rule_id), None)
+
+
+def rule_markdown(rule: Any) -> str:
+    """A rule's documentation page."""
+    fence = "python" if rule.target == "workflow" else "yaml"
+    parts = [
+        f"# {rule.id}",
+        f"*{rule.severity}*{' · fixable' if rule.fixable else ''}",
+        rule.summary,
+        rule.rationale,
+        f"## Bad\n\n```{fence}\n{rule.bad.rstrip()}\n```",
+        f"## Good\n\n```{fence}\n{rule.good.rstrip()}\n```",
+        f"Silence it on one line with `skillkit: ignore[{rule.id}]` in a comment.",
+    ]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def rule_doc_uri(rule_id: str, version: str) -> str | None:
+    """A ``file:`` URI of the rule's page, written on first use; None for unknown rules."""
+    key = f"{version}/{rule_id}"
+    if key in _written:
+        return _written[key]
+    rule = find_rule(rule_id)
+    uri = None
+    if rule is not None:
+        uri = _write_page(rule, version)
+    _written[key] = uri
+    return uri
+
+
+def _write_page(rule: Any, version: str) -> str | None:
+    folder = _cache_root() / version
+    target = folder / f"{rule.id}.md"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        text = rule_markdown(rule)
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            # Write beside, then rename: two servers starting together never see half a page.
+            handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, target)
+    except OSError:
+        return None
+    return target.as_uri()

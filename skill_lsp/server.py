@@ -1,0 +1,98 @@
+"""The skillkit language server: the server object, its shared state, its features.
+
+Only creation and registration live here; each capability is a module of
+:mod:`skill_lsp.features`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from skill_lsp.index import DocumentStore
+from skill_lsp.settings import Settings
+
+SERVER_NAME = "skillkit"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pyskillkit")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class SkillProtocol(LanguageServerProtocol):
+    """pygls's protocol, except that documents live only in :mod:`skill_lsp.index`.
+
+    pygls would keep a second copy of every document and apply each edit to it first,
+    re-splitting the text, and its position codec rewrites out-of-range positions in the
+    notification before handlers see it. The store applies edits itself (LSP line breaks,
+    positions clamped as the specification says), so the copy is skipped.
+    """
+
+    def _user_handler(self, method: str, params: Any) -> Iterator[Any]:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+
+class SkillServer(LanguageServer):
+    """A pygls server with the state every feature shares.
+
+    ``documents`` holds per-version snapshots; ``settings`` the current settings;
+    ``semantic`` runs the worker; ``diagnostics`` merges and sends findings;
+    ``files`` knows the skill files of the workspace; ``roots`` are the workspace folders.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(SERVER_NAME, _version(), max_workers=2, protocol_cls=SkillProtocol)
+        from skill_lsp.diagnostics import DiagnosticsHub
+        from skill_lsp.semantic import SemanticLayer
+        from skill_lsp.workspace import WorkspaceFiles
+
+        self.documents = DocumentStore()
+        self.settings = Settings()
+        self.roots: list[str] = []
+        self.semantic = SemanticLayer(self)
+        self.diagnostics = DiagnosticsHub(self)
+        self.files = WorkspaceFiles(self)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Errors outside a request go to the client's log, not to pop-ups."""
+        from skill_lsp.log import log_message
+
+        log_message(self, f"internal error ({getattr(source, '__name__', source)}): {error}")
+
+
+def create_server() -> SkillServer:
+    """A server with every feature registered."""
+    from skill_lsp.features import register_all
+
+    server = SkillServer()
+    register_all(server)
+    return server
+
+
+def main() -> None:
+    """Serve over stdio until the client says exit."""
+    create_server().start_io()

@@ -1,0 +1,88 @@
+"""``python -m skill_lsp.worker``: answer analysis requests, one JSON line each way.
+
+The author's module may print, read stdin or call ``sys.exit``; none of that may touch
+the channel. So the real stdin and stdout are duplicated to private descriptors first,
+fd 0 is pointed at /dev/null and fd 1 at stderr, and every request is answered inside a
+``BaseException`` guard.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from typing import Any, BinaryIO
+
+
+def _private_channel() -> tuple[BinaryIO, BinaryIO]:
+    reader = os.fdopen(os.dup(0), "rb", buffering=0)
+    writer = os.fdopen(os.dup(1), "wb")  # buffered: a raw write may be partial
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return reader, writer
+
+
+def _read_line(reader: BinaryIO) -> bytes:
+    chunks = []
+    while True:
+        byte_run = reader.readline()
+        if not byte_run:
+            return b"".join(chunks)
+        chunks.append(byte_run)
+        if byte_run.endswith(b"\n"):
+            return b"".join(chunks)
+
+
+def _send(writer: BinaryIO, data: bytes) -> None:
+    writer.write(data)
+    writer.flush()
+
+
+def _answer(request: dict[str, Any]) -> dict[str, Any]:
+    from skill_lsp.worker.analysis import handle
+
+    ident = request.get("id")
+    try:
+        return {"id": ident, "ok": True, "result": handle(request)}
+    except BaseException as error:  # the author's code may raise anything, even SystemExit
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        return {"id": ident, "ok": False, "error": detail}
+
+
+def main() -> None:
+    """Serve requests until stdin closes."""
+    reader, writer = _private_channel()
+    # Background work: the editor and the server's per-keystroke path come first.
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(5)
+    from skill_lsp.worker import analysis, protocol
+
+    analysis.warm_up()
+    _send(writer, protocol.encode({"ready": True, "pid": os.getpid()}))
+    while True:
+        line = _read_line(reader)
+        if not line:
+            break
+        if not line.strip():
+            continue
+        try:
+            request = protocol.decode(line)
+        except ValueError as error:
+            answer: dict[str, Any] = {"id": None, "ok": False, "error": f"bad request: {error}"}
+        else:
+            answer = _answer(request)
+        _send(writer, protocol.encode(answer))
+    # Threads the author's code started must not keep the process alive.
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

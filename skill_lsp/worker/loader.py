@@ -1,0 +1,158 @@
+"""Execute a buffer's text as its module, leniently, and collect the definitions it built.
+
+Runs inside the worker process only. Each load starts from a clean slate: modules the
+previous load imported from the workspace are dropped from ``sys.modules`` (so edits to
+helper modules on disk are seen), while the standard library, installed packages and
+skillkit itself stay imported (they cannot have changed, and re-importing them is slow).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import traceback
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+# Packages whose module state the worker itself relies on; never purged.
+_KEEP_ROOTS = frozenset({"skillkit_core", "skill_lsp", "pydantic", "pydantic_core"})
+_BUFFER_MODULE = "__skillkit_buffer__"
+_baseline: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """Why the module did not finish executing: ``kind`` is ``syntax``, ``exception`` or
+    ``exit``; ``line``/``column`` are 0-based, in the buffer, when known."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+        }
+
+
+@dataclass
+class Loaded:
+    """The module's globals (possibly partial) and the error that stopped it, if any."""
+
+    namespace: dict[str, Any]
+    error: LoadError | None = None
+    definitions: list[tuple[tuple[str, ...], Any]] = field(default_factory=list)
+
+
+def remember_baseline() -> None:
+    """Record the modules present before any author code ran (never purged)."""
+    global _baseline
+    _baseline = frozenset(sys.modules)
+
+
+def _installed_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    roots = {paths.get(key, "") for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots |= {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    return tuple(os.path.realpath(root) + os.sep for root in roots if root)
+
+
+def purge_workspace_modules() -> int:
+    """Drop modules imported by earlier loads from outside the installation; count them."""
+    installed = _installed_roots()
+    dropped = 0
+    for name in list(sys.modules):
+        if name in _baseline or name.split(".")[0] in _KEEP_ROOTS:
+            continue
+        module = sys.modules.get(name)
+        location = getattr(module, "__file__", None)
+        if location and os.path.realpath(location).startswith(installed):
+            continue
+        sys.modules.pop(name, None)
+        dropped += 1
+    return dropped
+
+
+def _module_name(path: str) -> str:
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem.isidentifier() and stem not in sys.modules and stem != "__main__":
+        return stem
+    return _BUFFER_MODULE
+
+
+def _error_line(error: BaseException, path: str) -> int | None:
+    """The 0-based line of the innermost frame that runs the buffer itself."""
+    line = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename == path and frame.lineno is not None:
+            line = frame.lineno - 1
+    return line
+
+
+def _describe(error: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(error), error)).strip()
+
+
+def execute(path: str, text: str, root: str | None) -> Loaded:
+    """Run ``text`` as the module at ``path`` inside ``lenient_builds()``.
+
+    The workspace ``root`` and the file's folder lead ``sys.path`` during the run. Every
+    exception the module raises (``SystemExit`` included) becomes a :class:`LoadError`;
+    the globals defined before it are kept, so definitions built earlier still count.
+    """
+    from skillkit_core.builder.skill import lenient_builds
+
+    purge_workspace_modules()
+    folder = os.path.dirname(path)
+    name = _module_name(path)
+    module = types.ModuleType(name)
+    module.__file__ = path
+    namespace = module.__dict__
+    saved_path, saved_argv = list(sys.path), sys.argv
+    sys.path[:0] = [entry for entry in dict.fromkeys((folder, root)) if entry]
+    sys.argv = [path]
+    sys.modules[name] = module
+    error: LoadError | None = None
+    try:
+        code = compile(text, path, "exec", dont_inherit=True)
+        with lenient_builds():
+            exec(code, namespace)
+    except SyntaxError as problem:
+        line = (problem.lineno or 1) - 1
+        column = max(0, (problem.offset or 1) - 1)
+        error = LoadError("syntax", f"SyntaxError: {problem.msg}", line, column)
+    except SystemExit as stop:
+        error = LoadError(
+            "exit",
+            f"the module called sys.exit({stop.code!r}) while being imported",
+            _error_line(stop, path),
+        )
+    except KeyboardInterrupt:
+        raise
+    except BaseException as problem:
+        error = LoadError("exception", _describe(problem), _error_line(problem, path))
+    finally:
+        sys.path[:] = saved_path
+        sys.argv = saved_argv
+    return Loaded(namespace, error, find_definitions(namespace))
+
+
+def find_definitions(namespace: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
+    """Built definitions among the module's globals, each with every name bound to it."""
+    from skillkit_core.definitions import ModuleDefinition, ReferenceDefinition, SkillDefinition
+
+    kinds = (SkillDefinition, ReferenceDefinition, ModuleDefinition)
+    names: dict[int, list[str]] = {}
+    values: dict[int, Any] = {}
+    for key, value in list(namespace.items()):
+        if key.startswith("__") or not isinstance(value, kinds):
+            continue
+        names.setdefault(id(value), []).append(key)
+        values[id(value)] = value
+    return [(tuple(names[ident]), values[ident]) for ident in names]

@@ -1,0 +1,204 @@
+"""The server's side of the worker: start it, send one request at a time, enforce the
+time limit, and replace the process when it hangs or dies.
+
+Nothing the worker does can raise out of :meth:`WorkerManager.call` except the
+:class:`WorkerError` family, which the semantic layer turns into a diagnostic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from skill_lsp.worker import protocol
+
+READY_TIMEOUT = 60.0
+# One answer holds every step's rendered prompt; asyncio's default 64 KiB line is too small.
+LINE_LIMIT = 256 * 1024 * 1024
+
+
+class WorkerError(Exception):
+    """The worker could not answer."""
+
+    kind = "error"
+
+
+class WorkerTimeout(WorkerError):
+    """The request did not finish in time; the worker was killed."""
+
+    kind = "timeout"
+
+
+class WorkerCrashed(WorkerError):
+    """The worker process exited while working on the request."""
+
+    kind = "crash"
+
+
+class WorkerRequestFailed(WorkerError):
+    """The worker answered with an error (a bug, or a request it could not serve)."""
+
+    kind = "failed"
+
+
+class WorkerManager:
+    """Owns at most one worker process; requests queue behind each other."""
+
+    def __init__(
+        self,
+        *,
+        cwd: str | None = None,
+        log: Callable[[str], None] | None = None,
+        python: str | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.python = python or sys.executable
+        self._log = log or (lambda message: None)
+        self._process: asyncio.subprocess.Process | None = None
+        self._stderr_task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._ids = itertools.count(1)
+        self.restarts = 0
+        self.pid: int | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether a worker process is alive right now."""
+        return self._process is not None and self._process.returncode is None
+
+    async def start(self) -> None:
+        """Start the worker now (it is otherwise started by the first request)."""
+        async with self._lock:
+            await self._ensure()
+
+    async def _ensure(self) -> asyncio.subprocess.Process:
+        if self._process is not None and self._process.returncode is None:
+            return self._process
+        env = dict(os.environ)
+        # Compiling the author's helper modules must not litter the workspace.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONIOENCODING"] = "utf-8"
+        process = await asyncio.create_subprocess_exec(
+            self.python,
+            "-m",
+            "skill_lsp.worker",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=self.cwd,
+            env=env,
+            limit=LINE_LIMIT,
+        )
+        self._process = process
+        self._stderr_task = asyncio.ensure_future(self._forward_stderr(process))
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
+        except TimeoutError:
+            await self._kill()
+            raise WorkerCrashed(
+                f"the analysis worker did not start in {READY_TIMEOUT:.0f} s"
+            ) from None
+        if not line:
+            code = await process.wait()
+            self._process = None
+            raise WorkerCrashed(f"the analysis worker exited at start (exit code {code})")
+        self.pid = process.pid
+        self._log(f"analysis worker started (pid {process.pid})")
+        return process
+
+    async def _forward_stderr(self, process: asyncio.subprocess.Process) -> None:
+        stream = process.stderr
+        if stream is None:
+            return
+        with contextlib.suppress(Exception):
+            while line := await stream.readline():
+                text = line.decode("utf-8", "replace").rstrip()
+                if text:
+                    self._log(f"[worker {process.pid}] {text}")
+
+    async def call(self, op: str, arguments: dict[str, Any], timeout: float) -> Any:
+        """Send one request and wait at most ``timeout`` seconds for its answer."""
+        async with self._lock:
+            process = await self._ensure()
+            ident = next(self._ids)
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(protocol.encode({"id": ident, "op": op, **arguments}))
+                await process.stdin.drain()
+            except (BrokenPipeError, ConnectionResetError) as error:
+                code = await self._reap()
+                raise WorkerCrashed(f"the analysis worker is gone (exit code {code})") from error
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while True:
+                remaining = deadline - loop.time()
+                try:
+                    line = await asyncio.wait_for(process.stdout.readline(), max(remaining, 0))
+                except TimeoutError:
+                    await self._kill()
+                    self.restarts += 1
+                    raise WorkerTimeout(
+                        f"the analysis did not finish within {timeout:g} s"
+                    ) from None
+                except (ValueError, asyncio.LimitOverrunError) as error:
+                    await self._kill()
+                    raise WorkerCrashed(f"the worker's answer was unreadable: {error}") from None
+                if not line:
+                    code = await self._reap()
+                    self.restarts += 1
+                    raise WorkerCrashed(f"the analysis worker exited (exit code {code})")
+                try:
+                    message = protocol.decode(line)
+                except ValueError:
+                    continue
+                if message.get("id") != ident:
+                    continue  # an answer to a request whose caller gave up
+                if message.get("ok"):
+                    return message.get("result")
+                raise WorkerRequestFailed(str(message.get("error") or "unknown worker error"))
+
+    async def _reap(self) -> int | None:
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        try:
+            return await asyncio.wait_for(process.wait(), 5)
+        except TimeoutError:
+            process.kill()
+            return await process.wait()
+
+    async def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(process.wait(), 5)
+        self._log(f"analysis worker {process.pid} stopped")
+
+    async def restart(self) -> None:
+        """Stop the worker at once (a request in flight fails as crashed); the next
+        request starts a fresh one."""
+        await self._kill()
+        self.restarts += 1
+
+    async def stop(self) -> None:
+        """Stop the worker for good (server shutdown): close stdin, then kill if needed."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(Exception):
+            if process.stdin is not None:
+                process.stdin.close()
+            await asyncio.wait_for(process.wait(), 2)
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(process.wait(), 2)

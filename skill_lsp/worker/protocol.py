@@ -1,0 +1,31 @@
+"""The worker's wire format: one JSON object per line each way.
+
+Requests are ``{"id": N, "op": NAME, ...arguments}``; answers are ``{"id": N, "ok": true,
+"result": ...}`` or ``{"id": N, "ok": false, "error": MESSAGE}``. The worker's first line
+is ``{"ready": true, "pid": PID}`` once its imports are done.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+OP_ANALYZE = "analyze"
+OP_SIMULATE = "simulate"
+OP_PREVIEW = "preview"
+OP_RENDER = "render"
+OP_PING = "ping"
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One line of compact JSON (non-ASCII kept as is, lone surrogates escaped)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.encode("utf-8", "backslashreplace") + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """The object on one line; raises ValueError for anything else."""
+    value = json.loads(line.decode("utf-8", "replace"))
+    if not isinstance(value, dict):
+        raise ValueError("a worker message must be a JSON object")
+    return value

@@ -1,0 +1,196 @@
+"""Skill files of the workspace that are not open: found, indexed, linted in the background.
+
+Python files count as skill files when they import skillkit and build a skill, module or
+reference; ``SKILL.md`` files always count. Disk snapshots are cached by modification
+time, read and indexed in a thread. Their findings go to :class:`DiagnosticsHub` (push or
+pull alike); workspace symbols read their indexes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from pygls.uris import from_fs_path
+
+from skill_lsp.index import DocumentKind, Snapshot, kind_of
+from skill_lsp.log import log_message
+from skill_lsp.positions import split_lines
+
+SKIPPED_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        "site-packages",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "build",
+        "dist",
+    }
+)
+MAX_FILES = 2000
+MAX_BYTES = 1024 * 1024
+_MARKERS = ("skillkit_core",)
+
+
+def walk_skill_files(roots: list[str]) -> Iterator[str]:
+    """Candidate files under ``roots``: ``*.py`` and ``SKILL.md``, junk folders skipped."""
+    seen = 0
+    for root in roots:
+        for current, folders, names in os.walk(root):
+            folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
+            for name in sorted(names):
+                if name.endswith(".py") or name.lower() == "skill.md":
+                    yield os.path.join(current, name)
+                    seen += 1
+                    if seen >= MAX_FILES:
+                        return
+
+
+def read_text(path: str) -> str | None:
+    """A file's text (None when unreadable, binary or too large)."""
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as stream:
+            text = stream.read()
+    except OSError:
+        return None
+    return text if "\0" not in text else None
+
+
+class WorkspaceFiles:
+    """Disk snapshots of the workspace's skill files, and their background linting."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self._snapshots: dict[str, tuple[tuple[float, int], Snapshot | None]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.scanned = False
+        self._refreshing: set[asyncio.Task[None]] = set()
+
+    def disk_snapshot(self, path: str) -> Snapshot | None:
+        """A snapshot of ``path`` as saved (None for files that are not skill files)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            self._snapshots.pop(path, None)
+            return None
+        stamp = (info.st_mtime, info.st_size)
+        cached = self._snapshots.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        snapshot = self._load(path)
+        self._snapshots[path] = (stamp, snapshot)
+        return snapshot
+
+    def _load(self, path: str) -> Snapshot | None:
+        uri = from_fs_path(path) or path
+        kind = kind_of(uri)
+        if kind == DocumentKind.OTHER:
+            return None
+        text = read_text(path)
+        if text is None:
+            return None
+        if kind == DocumentKind.PYTHON and not any(marker in text for marker in _MARKERS):
+            return None
+        snapshot = Snapshot(
+            uri=uri,
+            path=path,
+            version=0,
+            text=text,
+            kind=kind,
+            lines=split_lines(text),
+            codec=self.server.documents.codec,
+        )
+        if kind == DocumentKind.PYTHON and not snapshot.index.chains:
+            return None
+        return snapshot
+
+    def skill_files(self) -> list[Snapshot]:
+        """Disk snapshots of every skill file under the workspace roots (blocking)."""
+        found = []
+        for path in walk_skill_files(self.server.roots):
+            snapshot = self.disk_snapshot(path)
+            if snapshot is not None:
+                found.append(snapshot)
+        return found
+
+    # -- background lint --------------------------------------------------------------
+
+    def start(self, delay: float = 0.5) -> None:
+        """Lint every skill file of the workspace in the background (once; restartable)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = asyncio.ensure_future(self._lint_all(delay))
+
+    async def stop(self) -> None:
+        """Cancel background linting."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+
+    async def _lint_all(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        if not self.server.roots:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            snapshots = await loop.run_in_executor(None, self.skill_files)
+        except Exception as error:
+            log_message(self.server, f"workspace scan failed: {error!r}")
+            return
+        self.scanned = True
+        for snapshot in snapshots:
+            if self.server.documents.get(snapshot.uri) is not None:
+                continue
+            try:
+                await self.lint_file(snapshot)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log_message(self.server, f"linting {snapshot.path} failed: {error!r}")
+
+    def refresh_soon(self, path: str) -> None:
+        """:meth:`refresh` in the background."""
+        task = asyncio.ensure_future(self.refresh(path))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def refresh(self, path: str) -> None:
+        """A file changed on disk: lint it again (when it is not open)."""
+        loop = asyncio.get_running_loop()
+        snapshot = await loop.run_in_executor(None, self.disk_snapshot, path)
+        uri = from_fs_path(path) or path
+        if snapshot is None:
+            self.server.diagnostics.publish_disk(uri, [])
+            return
+        if self.server.documents.get(snapshot.uri) is None:
+            await self.lint_file(snapshot)
+
+    async def lint_file(self, snapshot: Snapshot) -> None:
+        """Compute and report the findings of one file on disk."""
+        hub = self.server.diagnostics
+        if snapshot.kind == DocumentKind.SKILL_MD:
+            await hub.manifest_ready(snapshot)
+            await hub.publish_related(snapshot, snapshot._cache.get("manifest", []))
+        elif snapshot.kind == DocumentKind.PYTHON and self.server.semantic.enabled:
+            from skill_lsp.semantic import build_result
+
+            cached = await self.server.semantic.analyze_file(snapshot.path or "", snapshot.text)
+            result = build_result(snapshot, cached, self.server.settings.host)
+            snapshot = snapshot.with_semantic(result, result.diagnostics)
+            await hub.publish_related(snapshot, list(result.diagnostics))
+        hub.publish_disk(snapshot.uri, hub.lsp_diagnostics(snapshot))

@@ -1,0 +1,149 @@
+"""Code actions: the fixes diagnostics carry, and "ignore this rule here" for each one."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.lsp.support import (
+    apply_text_edits,
+    codes,
+    open_file,
+    replace_all,
+    uri_of,
+    wait_for,
+    wait_for_codes,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ENUM_SKILL = """from typing import Literal
+
+from pydantic import BaseModel
+
+from skillkit_core import act, skill, terminal
+
+
+class Pick(BaseModel):
+    color: Literal["red", "green"]
+
+
+colors = (
+    skill(name="colors", entry="ask", description="Pick a colour 🎨.")
+    .step(
+        "ask",
+        prompt=act.ask_user(
+            type="structured",
+            question="Couleur ?",
+            options=[
+                {"value": "red", "label": "Rouge"},
+                {"value": "green", "label": "Vert"},
+                {"value": "blue", "label": "Bleu"},
+            ],
+        ),
+        response=Pick,
+        next="done",
+    )
+    .step("done", prompt="Merci.", next=terminal)
+    .build()
+)
+"""
+
+
+async def _actions(client: LanguageClient, uri: str, diagnostic: types.Diagnostic):
+    found = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    return list(found or ())
+
+
+def _one(diagnostics, code: str) -> types.Diagnostic:
+    return next(d for d in diagnostics if d.code == code)
+
+
+async def test_did_you_mean_fix_renames_the_target(client: LanguageClient) -> None:
+    path = client.root / "broken" / "broken_steps.py"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path)
+    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
+    actions = await _actions(client, uri, unknown)
+    fix = actions[0]
+    assert fix.title == 'Change to "finish"' and fix.is_preferred
+    fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
+    assert 'on_max_visits="finish"' in fixed
+    assert [a.title for a in actions][
+        -1
+    ] == "Ignore unknown-step here (skillkit: ignore[unknown-step])"
+
+
+async def test_missing_enum_value_fix_extends_the_literal(client: LanguageClient) -> None:
+    path = client.root / "deploy" / "colors.py"
+    path.write_text(ENUM_SKILL, encoding="utf-8")
+    uri = open_file(client, path)
+    found = await wait_for_codes(client, uri, {"primitive-schema-mismatch"})
+    mismatch = _one(found, "primitive-schema-mismatch")
+    fix = (await _actions(client, uri, mismatch))[0]
+    fixed = apply_text_edits(ENUM_SKILL, fix.edit.changes[uri], client.encoding)
+    assert 'color: Literal["red", "green", "blue"]' in fixed
+
+
+async def test_ignore_action_silences_the_rule_on_that_line(client: LanguageClient) -> None:
+    path = client.root / "broken" / "broken_steps.py"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, version=100)
+    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
+    ignore = (await _actions(client, uri, unknown))[-1]
+    silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
+    assert "        # skillkit: ignore[unknown-step]\n        on_max_visits=" in silenced
+    replace_all(client, uri, silenced, 101)
+    await wait_for(lambda: "unknown-step" not in codes(client, uri), what="the finding to go")
+
+
+async def test_skill_md_fixes_and_ignores(client: LanguageClient) -> None:
+    path = client.root / "notes-skill" / "SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path)
+    found = await wait_for_codes(client, uri, {"name-format", "broken-link"})
+    name = _one(found, "name-format")
+    actions = await _actions(client, uri, name)
+    fixes = [a for a in actions if a.is_preferred]
+    assert fixes, [a.title for a in actions]
+    fixed = apply_text_edits(text, fixes[0].edit.changes[uri], client.encoding)
+    assert "name: notes-skill\n" in fixed
+    link = _one(found, "broken-link")
+    ignore = (await _actions(client, uri, link))[-1]
+    silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
+    assert "<!-- skillkit: ignore[broken-link] -->\nRead [the guide]" in silenced
+
+
+async def test_a_script_that_is_not_open_gets_its_shebang_fix(client: LanguageClient) -> None:
+    script = client.root / "notes-skill" / "scripts" / "tidy.sh"
+    uri = uri_of(script)
+    shebang = _one(await wait_for_codes(client, uri, {"script-shebang"}), "script-shebang")
+    actions = await _actions(client, uri, shebang)
+    assert len(actions) == 1  # not open: no ignore action, only the rule's fix
+    fixed = apply_text_edits(
+        script.read_text(encoding="utf-8"), actions[0].edit.changes[uri], client.encoding
+    )
+    assert fixed.startswith("#!")
+
+
+@pytest.mark.parametrize(("only", "expected"), [("quickfix", True), ("refactor", False)])
+async def test_actions_honour_the_requested_kinds(
+    client: LanguageClient, only: str, expected: bool
+) -> None:
+    uri = open_file(client, client.root / "broken" / "broken_steps.py", version=300)
+    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
+    found = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=unknown.range,
+            context=types.CodeActionContext(diagnostics=[unknown], only=[only]),
+        )
+    )
+    assert bool(found) is expected

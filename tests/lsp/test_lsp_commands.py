@@ -1,0 +1,99 @@
+"""Commands: simulate, preview, build (with progress), check, set the host, restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.uris import to_fs_path
+from pytest_lsp import LanguageClient
+
+from tests.lsp.support import open_file, uri_of, wait_for
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def _run(client: LanguageClient, command: str, *arguments):
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=list(arguments))
+    )
+
+
+async def test_simulate_shows_a_transcript(client: LanguageClient) -> None:
+    path = client.root / "deploy" / "deploy_check.py"
+    uri = open_file(client, path)
+    shown = len(client.shown_documents)
+    result = await _run(client, "skillkit.simulate", {"uri": uri, "skill": "deploy_check"})
+    assert result["markdown"].startswith("# Simulation of `deploy-check` on claude-code")
+    assert '"step": "choose"' in result["markdown"]
+    assert result["data"]["runs"][0]["status"] == "done"
+    assert client.shown_documents[shown].uri == result["uri"]
+    assert Path(to_fs_path(result["uri"])).read_text(encoding="utf-8") == result["markdown"]
+
+
+async def test_simulate_follows_a_chosen_branch(client: LanguageClient) -> None:
+    uri = uri_of(client.root / "deploy" / "deploy_check.py")
+    result = await _run(
+        client, "skillkit.simulate", {"uri": uri, "path": ["choose", "verify", "abort"]}
+    )
+    assert result["data"]["runs"][0]["path"] == ["choose", "verify", "abort"]
+
+
+async def test_simulate_uses_the_unsaved_text(client: LanguageClient) -> None:
+    path = client.root / "deploy" / "deploy_check.py"
+    text = path.read_text(encoding="utf-8").replace("Déploie ✅ maintenant.", "Déploie 🛫 vite.")
+    uri = open_file(client, path, text, version=2)
+    result = await _run(
+        client, "skillkit.simulate", {"uri": uri, "path": ["choose", "verify", "deploy"]}
+    )
+    assert "Déploie 🛫 vite." in result["markdown"]
+
+
+async def test_preview_renders_every_step(client: LanguageClient) -> None:
+    uri = open_file(client, client.root / "deploy" / "deploy_check.py", version=3)
+    result = await _run(client, "skillkit.preview", {"uri": uri, "host": "codex"})
+    markdown = result["markdown"]
+    assert markdown.startswith("# Preview of `deploy-check` on codex")
+    for step in ("choose", "verify", "deploy", "abort"):
+        assert f"`{step}`" in markdown
+
+
+async def test_build_reports_progress_and_the_output(client: LanguageClient) -> None:
+    uri = open_file(client, client.root / "deploy" / "deploy_check.py", version=4)
+    before = set(client.progress_reports)
+    result = await _run(
+        client, "skillkit.build", {"uri": uri, "skill": "deploy_check", "single": True}
+    )
+    output = Path(result["output"])
+    assert output.name == "deploy-check"
+    assert (output / "SKILL.md").is_file() and (output / "scripts" / "run").is_file()
+    (token,) = set(client.progress_reports) - before
+    kinds = [report.kind for report in client.progress_reports[token]]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+    assert any(str(output) in message.message for message in client.messages)
+
+
+async def test_check_returns_findings_of_the_workspace(client: LanguageClient) -> None:
+    report = await _run(client, "skillkit.check")
+    rules = {d["rule"] for d in report["diagnostics"]}
+    assert {"name-format", "script-shebang"} <= rules
+    assert report["summary"]["errors"] >= 1
+    single = await _run(client, "skillkit.check", {"uri": uri_of(client.root / "notes-skill")})
+    assert {d["rule"] for d in single["diagnostics"]} >= {"name-format", "broken-link"}
+
+
+async def test_set_host_refuses_unknown_hosts(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcException, match="unknown host 'nope'"):
+        await _run(client, "skillkit.setHost", "nope")
+    assert await _run(client, "skillkit.setHost", {"host": "opencode"}) == {"host": "opencode"}
+    await _run(client, "skillkit.setHost", "claude-code")
+
+
+async def test_restart_worker_keeps_analysis_working(client: LanguageClient) -> None:
+    result = await _run(client, "skillkit.restartWorker")
+    assert result == {"restarted": True, "executeCode": True}
+    path = client.root / "broken" / "broken_steps.py"
+    uri = open_file(client, path, version=50)
+    await wait_for(lambda: "build-error" in {d.code for d in client.diagnostics.get(uri, ())})

@@ -1,0 +1,127 @@
+"""The analysis worker and its manager, driven directly (no language server)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from skill_lsp.settings import Settings, merge_settings
+from skill_lsp.worker.manager import WorkerCrashed, WorkerManager, WorkerTimeout
+
+SKILL = """from skillkit_core import skill, terminal
+from helper import GREETING
+
+flow = (
+    skill(name="flow", entry="hello", description="Says hello.")
+    .step("hello", prompt=GREETING, next=terminal)
+    .build()
+)
+"""
+
+
+@pytest.fixture
+async def manager(tmp_path: Path):
+    worker = WorkerManager(cwd=str(tmp_path))
+    yield worker
+    await worker.stop()
+
+
+def _request(tmp_path: Path, text: str) -> dict:
+    return {"path": str(tmp_path / "flow.py"), "text": text, "root": str(tmp_path)}
+
+
+async def test_helper_modules_are_reloaded_between_analyses(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    (tmp_path / "helper.py").write_text('GREETING = "Bonjour 👋"\n', encoding="utf-8")
+    first = await manager.call("analyze", _request(tmp_path, SKILL), 30)
+    assert first["load"] is None
+    (step,) = first["definitions"][0]["steps"]
+    assert "Bonjour 👋" in step["prompt"]
+    (tmp_path / "helper.py").write_text('GREETING = "Hallo"\n', encoding="utf-8")
+    second = await manager.call("analyze", _request(tmp_path, SKILL), 30)
+    assert "Hallo" in second["definitions"][0]["steps"][0]["prompt"]
+
+
+async def test_prints_and_stdin_reads_do_not_touch_the_channel(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    text = "import sys\nprint('x' * 100000)\nsys.stdout.write('{\"id\": 1}\\n')\nsys.stdin.read()\n"
+    answer = await manager.call("analyze", _request(tmp_path, text), 30)
+    assert answer["load"] is None
+    assert answer["definitions"] == []
+
+
+async def test_a_large_answer_arrives_whole(manager: WorkerManager, tmp_path: Path) -> None:
+    steps = "".join(
+        f'    .step("s{i}", prompt="{"p" * 400}", next="s{i + 1}")\n' for i in range(300)
+    )
+    text = (
+        "from skillkit_core import skill, terminal\n\nflow = (\n"
+        '    skill(name="big", entry="s0")\n'
+        + steps
+        + '    .step("s300", prompt="end", next=terminal)\n'
+        "    .build()\n)\n"
+    )
+    answer = await manager.call("analyze", _request(tmp_path, text), 60)
+    assert len(answer["definitions"][0]["steps"]) == 301
+
+
+async def test_a_hang_is_killed_and_the_next_request_works(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    with pytest.raises(WorkerTimeout):
+        await manager.call("analyze", _request(tmp_path, "while True:\n    pass\n"), 1.5)
+    assert not manager.running
+    answer = await manager.call("analyze", _request(tmp_path, "x = 1\n"), 30)
+    assert answer["load"] is None
+
+
+async def test_a_crash_is_reported_and_survived(manager: WorkerManager, tmp_path: Path) -> None:
+    with pytest.raises(WorkerCrashed, match="exit code 7"):
+        await manager.call("analyze", _request(tmp_path, "import os\nos._exit(7)\n"), 30)
+    answer = await manager.call("ping", {}, 30)
+    assert answer["pid"] == manager.pid
+
+
+async def test_restart_interrupts_a_request_in_flight(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    pending = asyncio.ensure_future(
+        manager.call("analyze", _request(tmp_path, "import time\ntime.sleep(30)\n"), 60)
+    )
+    await asyncio.sleep(1.0)
+    await manager.restart()
+    with pytest.raises(WorkerCrashed):
+        await pending
+
+
+def test_settings_read_nested_and_dotted_keys_and_ignore_bad_values() -> None:
+    settings = merge_settings(
+        Settings(),
+        {
+            "skillkit": {
+                "host": "codex",
+                "tools": "Bash, Read",
+                "lint": {"select": ["name-*"]},
+                "lint.ignore": ["broken-link"],
+                "executeCode": "yes",
+                "trace": {"server": "verbose"},
+                "worker": {"timeout": 5},
+            }
+        },
+    )
+    assert settings.host == "codex"
+    assert settings.tools == ("Bash", "Read")
+    assert settings.lint_select == ("name-*",) and settings.lint_ignore == ("broken-link",)
+    assert settings.execute_code is True and settings.ignored == ("executeCode",)
+    assert settings.trace == "verbose" and settings.worker_timeout == 5.0
+
+
+def test_only_the_client_may_say_the_workspace_is_trusted() -> None:
+    untrusted = merge_settings(Settings(), {"workspaceTrusted": False}, from_client=True)
+    assert not untrusted.semantic_enabled
+    still = merge_settings(untrusted, {"workspaceTrusted": True, "executeCode": True})
+    assert not still.semantic_enabled

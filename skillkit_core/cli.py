@@ -3,7 +3,7 @@ and hands the result to a formatter."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -179,6 +179,184 @@ def run(
     from skillkit_core.protocol import run_entry
 
     raise typer.Exit(run_entry(entry, list(ctx.args)))
+
+
+_Entry = Annotated[str, typer.Argument(metavar="ENTRY", help="path/to/skill.py[:attr]")]
+_Params = Annotated[str | None, typer.Option(help="Params as JSON (default: an example).")]
+_Host = Annotated[str, typer.Option(help="Host id, e.g. claude-code, codex, generic.")]
+_Tools = Annotated[str | None, typer.Option(help="Tools the agent reports, comma-separated.")]
+_Subagent = Annotated[bool, typer.Option("--subagent", help="The caller is a subagent.")]
+_MdJson = Annotated[str, typer.Option("--format", help="md or json.")]
+
+
+def _emit(make_output: Any) -> None:
+    """Run one of the simulate package's commands and print what it returns."""
+    import sys
+
+    from skillkit_core.errors import SkillkitError
+
+    try:
+        result = make_output()
+    except SkillkitError as error:
+        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        raise typer.Exit(2) from None
+    if isinstance(result.content, bytes):
+        sys.stdout.buffer.write(result.content)
+        sys.stdout.buffer.flush()
+    else:
+        typer.echo(result.content, nl=False)
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def preview(
+    target: Annotated[
+        str, typer.Argument(metavar="ENTRY|FOLDER", help="skill.py[:attr], or a SKILL.md folder.")
+    ],
+    params: _Params = None,
+    host: _Host = "generic",
+    tools: _Tools = None,
+    subagent: _Subagent = False,
+    step: Annotated[str | None, typer.Option(help="Show only this step.")] = None,
+    output_format: _MdJson = "md",
+) -> None:
+    """Show what an agent on a host sees: preamble, prompts, schemas, transitions
+    (for a SKILL.md folder: what each disclosure tier loads)."""
+    from skillkit_core.simulate.commands import preview_command
+
+    _emit(
+        lambda: preview_command(
+            target,
+            params=params,
+            host=host,
+            tools=tools,
+            subagent=subagent,
+            step=step,
+            output_format=output_format,
+        )
+    )
+
+
+@app.command()
+def simulate(
+    entry: _Entry,
+    params: _Params = None,
+    host: _Host = "generic",
+    tools: _Tools = None,
+    subagent: _Subagent = False,
+    responses: Annotated[
+        str | None, typer.Option(help="Responses per step: a .json or .py file (mock_model map).")
+    ] = None,
+    path: Annotated[str | None, typer.Option(help="Steps to follow, comma-separated.")] = None,
+    choose: Annotated[
+        list[str] | None, typer.Option(help="step=value or step.field=value (repeatable).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the generated responses.")] = 0,
+    all_paths: Annotated[
+        bool, typer.Option("--all-paths", help="Explore distinct paths; report coverage.")
+    ] = False,
+    max_paths: Annotated[int | None, typer.Option(min=1, help="Bound for --all-paths.")] = None,
+    run_actions: Annotated[
+        bool, typer.Option("--run-actions", help="Run actions for real (default: generated).")
+    ] = False,
+    output_format: _MdJson = "md",
+) -> None:
+    """Run a skill on the real engine with fixture or generated responses; exit 1 when a
+    run ends in an error."""
+    from skillkit_core.simulate.commands import simulate_command
+
+    _emit(
+        lambda: simulate_command(
+            entry,
+            params=params,
+            host=host,
+            tools=tools,
+            subagent=subagent,
+            responses=responses,
+            path=path,
+            choose=choose or (),
+            seed=seed,
+            all_paths=all_paths,
+            max_paths=max_paths,
+            run_actions=run_actions,
+            output_format=output_format,
+        )
+    )
+
+
+@app.command()
+def graph(
+    entry: _Entry,
+    output_format: Annotated[
+        str, typer.Option("--format", help="mermaid, dot, svg or png (svg/png need Graphviz).")
+    ] = "mermaid",
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")
+    ] = None,
+) -> None:
+    """Draw the workflow: steps, branch conditions, loop guards, sub-skills, topics."""
+    from skillkit_core.simulate.commands import graph_command, written_to
+
+    _emit(lambda: written_to(graph_command(entry, output_format=output_format), output))
+
+
+@app.command()
+def lsp() -> None:
+    """Start the language server on stdio (what editors run; same as python -m skill_lsp)."""
+    from skill_lsp.server import main as serve_lsp
+
+    serve_lsp()
+
+
+@app.command()
+def build(
+    entry: Annotated[str, typer.Argument(metavar="ENTRY", help="path/to/skill.py[:attr]")],
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="Output folder; name it after the skill.")
+    ],
+    mode: Annotated[
+        str, typer.Option(help="pyz (one file, any Python >= 3.11) or binary (PyInstaller).")
+    ] = "pyz",
+    protocol: Annotated[
+        str, typer.Option(help="session or stateless: how SKILL.md tells agents to call it.")
+    ] = "session",
+    targets: Annotated[
+        str | None,
+        typer.Option(help="Platforms, comma-separated (default linux-x64,darwin-arm64)."),
+    ] = None,
+    single: Annotated[
+        bool, typer.Option("--single", help="This machine and this Python only (dev builds).")
+    ] = False,
+    python: Annotated[
+        str | None, typer.Option(help="CPython versions for native code (default 3.11-3.14).")
+    ] = None,
+) -> None:
+    """Build a distributable Agent Skills folder: SKILL.md, scripts/run, bin/, references/."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from skillkit_core.build.pipeline import BuildOptions, build_skill
+    from skillkit_core.build.report import StepProgress, print_summary
+    from skillkit_core.errors import SkillkitError
+
+    console = Console(highlight=False, stderr=True)
+    options = BuildOptions(
+        entry,
+        Path(out),
+        mode=mode,
+        protocol=protocol,
+        targets=(targets,) if targets else None,
+        single=single,
+        pythons=(python,) if python else None,
+    )
+    try:
+        with StepProgress(console) as progress:
+            result = build_skill(options, progress)
+    except SkillkitError as error:
+        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        raise typer.Exit(1) from None
+    print_summary(result, Console(highlight=False))
 
 
 def main() -> None:

@@ -60,7 +60,8 @@ def register(server: Any) -> None:
             seed=int(options.get("seed", 0) or 0),
         )
         answer = await _in_worker(ls, "simulate", request)
-        return await _show_markdown(ls, answer, f"simulate-{answer.get('skill', 'skill')}")
+        stem = f"simulate-{answer.get('skill', 'skill')}"
+        return await _show_markdown(ls, answer, stem, show=options.get("show", True))
 
     @server.command(PREVIEW)
     async def preview(ls: Any, *arguments: Any) -> dict[str, Any]:
@@ -68,7 +69,8 @@ def register(server: Any) -> None:
         request = _code_request(ls, options)
         request["step"] = options.get("step")
         answer = await _in_worker(ls, "preview", request)
-        return await _show_markdown(ls, answer, f"preview-{answer.get('skill', 'skill')}")
+        stem = f"preview-{answer.get('skill', 'skill')}"
+        return await _show_markdown(ls, answer, stem, show=options.get("show", True))
 
     @server.command(BUILD)
     async def build(ls: Any, *arguments: Any) -> dict[str, Any]:
@@ -175,14 +177,20 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "-", name).strip("-") or "skill"
 
 
-async def _show_markdown(ls: Any, answer: dict[str, Any], stem: str) -> dict[str, Any]:
-    """Write the answer's Markdown to a file, show it when possible, return both."""
+async def _show_markdown(
+    ls: Any, answer: dict[str, Any], stem: str, *, show: Any = True
+) -> dict[str, Any]:
+    """Write the answer's Markdown to a file, show it when the client can (unless the
+    caller asked ``show: false``, as editor plugins that show it their own way do), and
+    return both."""
     markdown = str(answer.get("markdown") or "")
     target = _output_folder() / f"{_safe(stem)}.md"
     target.write_text(markdown, encoding="utf-8")
     uri = from_fs_path(str(target)) or target.as_uri()
     shown = False
-    if get_capability(ls.client_capabilities, "window.show_document.support", False):
+    if show is not False and get_capability(
+        ls.client_capabilities, "window.show_document.support", False
+    ):
         with contextlib.suppress(Exception):
             result = await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=uri, take_focus=True)

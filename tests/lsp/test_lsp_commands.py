@@ -33,6 +33,16 @@ async def test_simulate_shows_a_transcript(client: LanguageClient) -> None:
     assert Path(to_fs_path(result["uri"])).read_text(encoding="utf-8") == result["markdown"]
 
 
+async def test_clients_that_show_the_transcript_themselves_can_say_so(
+    client: LanguageClient,
+) -> None:
+    uri = uri_of(client.root / "deploy" / "deploy_check.py")
+    shown = len(client.shown_documents)
+    result = await _run(client, "skillkit.simulate", {"uri": uri, "show": False})
+    assert result["shown"] is False and result["markdown"].startswith("# Simulation of")
+    assert len(client.shown_documents) == shown
+
+
 async def test_simulate_follows_a_chosen_branch(client: LanguageClient) -> None:
     uri = uri_of(client.root / "deploy" / "deploy_check.py")
     result = await _run(

@@ -173,18 +173,20 @@ function activeUri(): string | undefined {
   return editor.document.uri.toString();
 }
 
+// What the server's commands answer (skill_lsp/features/commands.py).
 interface DocumentResult {
   markdown?: string;
-  path?: string;
-  outputDir?: string;
-  message?: string;
+  /** file URI of the Markdown the server wrote */
+  uri?: string;
+  /** skillkit.build: the folder written */
+  output?: string;
 }
 
 async function showMarkdown(result: DocumentResult | undefined, title: string): Promise<void> {
   if (!result) return;
   let uri: vscode.Uri;
-  if (result.path) {
-    uri = vscode.Uri.file(result.path);
+  if (result.uri) {
+    uri = vscode.Uri.parse(result.uri);
   } else {
     const document = await vscode.workspace.openTextDocument({
       language: "markdown",
@@ -204,28 +206,36 @@ function registerCommands(context: vscode.ExtensionContext): void {
     if (!uri) return;
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: "Skill Kit: building skill…" },
-      () => runServerCommand<DocumentResult>("skillkit.build", [uri]),
+      () => runServerCommand<DocumentResult>("skillkit.build", [{ uri }]),
     );
-    if (!result?.outputDir) return;
+    if (!result?.output) return;
     const choice = await vscode.window.showInformationMessage(
-      `Skill built: ${result.outputDir}`,
+      `Skill built: ${result.output}`,
       "Open folder",
     );
     if (choice === "Open folder") {
-      await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(result.outputDir));
+      await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(result.output));
     }
   });
   register("skillkit.simulateRun", async () => {
     const uri = activeUri();
-    if (uri) await showMarkdown(await runServerCommand("skillkit.simulate", [uri]), "Simulation");
+    if (!uri) return;
+    const result = await runServerCommand<DocumentResult>("skillkit.simulate", [
+      { uri, show: false },
+    ]);
+    await showMarkdown(result, "Simulation");
   });
   register("skillkit.previewPrompts", async () => {
     const uri = activeUri();
-    if (uri) await showMarkdown(await runServerCommand("skillkit.preview", [uri]), "Preview");
+    if (!uri) return;
+    const result = await runServerCommand<DocumentResult>("skillkit.preview", [
+      { uri, show: false },
+    ]);
+    await showMarkdown(result, "Preview");
   });
   register("skillkit.checkWorkspace", async () => {
-    const result = await runServerCommand<DocumentResult>("skillkit.check", []);
-    if (result?.message) void vscode.window.showInformationMessage(`Skill Kit: ${result.message}`);
+    // The server reports the totals itself (window/showMessage).
+    await runServerCommand("skillkit.check", []);
     await vscode.commands.executeCommand("workbench.actions.view.problems");
   });
   register("skillkit.chooseHost", async () => {

@@ -4,8 +4,9 @@ local config = require("skillkit.config")
 
 local M = {}
 
-local function uri()
-  return vim.uri_from_bufnr(0)
+-- Server commands take one options object; the file commands name the current buffer.
+local function this_file(extra)
+  return { vim.tbl_extend("force", extra or {}, { uri = vim.uri_from_bufnr(0) }) }
 end
 
 --- Show markdown text in a scratch split (or reuse the one already open).
@@ -32,51 +33,56 @@ local function markdown_of(result)
   if type(result) == "string" then
     return result
   end
-  if type(result) == "table" then
-    if result.markdown then
-      return result.markdown
-    end
-    if result.path and vim.fn.filereadable(result.path) == 1 then
-      return table.concat(vim.fn.readfile(result.path), "\n")
-    end
+  if type(result) == "table" and result.markdown then
+    return result.markdown
   end
   return vim.inspect(result)
 end
 
 function M.build()
-  client.execute("skillkit.build", { uri() }, function(result)
-    local dir = type(result) == "table" and (result.outputDir or result.path) or nil
+  client.execute("skillkit.build", this_file(config.options.build), function(result)
+    local dir = type(result) == "table" and result.output or nil
     vim.notify("skillkit: built " .. (dir or vim.inspect(result)))
   end)
 end
 
 function M.simulate()
-  client.execute("skillkit.simulate", { uri() }, function(result)
+  client.execute("skillkit.simulate", this_file({ show = false }), function(result)
     M.show_markdown("simulation.md", markdown_of(result))
   end)
 end
 
 function M.preview()
-  client.execute("skillkit.preview", { uri() }, function(result)
+  client.execute("skillkit.preview", this_file({ show = false }), function(result)
     M.show_markdown("preview.md", markdown_of(result))
   end)
 end
 
---- Lint the workspace, then put every skillkit diagnostic into the quickfix list.
+--- The quickfix items of a `skillkit check --format json` report (0-based positions).
+function M.quickfix_items(report)
+  local items = {}
+  local kinds = { error = "E", warning = "W", info = "I" }
+  for _, d in ipairs((type(report) == "table" and report.diagnostics) or {}) do
+    local range = d.range or {}
+    table.insert(items, {
+      filename = d.file,
+      lnum = (range.line or 0) + 1,
+      col = (range.column or 0) + 1,
+      type = kinds[d.severity] or "E",
+      text = string.format("[%s] %s", d.rule, d.message),
+    })
+  end
+  return items
+end
+
+--- Lint the workspace and put every finding into the quickfix list.
 function M.check()
-  client.execute("skillkit.check", {}, function(result)
-    vim.defer_fn(function()
-      local items = {}
-      for _, diagnostic in ipairs(vim.diagnostic.get(nil)) do
-        if diagnostic.source == "skillkit" then
-          table.insert(items, diagnostic)
-        end
-      end
-      vim.fn.setqflist(vim.diagnostic.toqflist(items), "r")
-      vim.fn.setqflist({}, "a", { title = "skillkit check" })
-      local summary = type(result) == "table" and result.message or (#items .. " problem(s)")
-      vim.notify("skillkit: " .. summary)
-    end, 200)
+  client.execute("skillkit.check", {}, function(report)
+    local items = M.quickfix_items(report)
+    vim.fn.setqflist({}, "r", { title = "skillkit check", items = items })
+    local summary = type(report) == "table" and report.summary or {}
+    vim.notify(string.format("skillkit: %d error(s), %d warning(s)",
+      summary.errors or 0, summary.warnings or 0))
   end)
 end
 

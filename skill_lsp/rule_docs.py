@@ -29,21 +29,6 @@ def find_rule(rule_id: str) -> Any:
     return next((rule for rule in RULES if rule.id == rule_id), None)
 
 
-def rule_markdown(rule: Any) -> str:
-    """A rule's documentation page."""
-    fence = "python" if rule.target == "workflow" else "yaml"
-    parts = [
-        f"# {rule.id}",
-        f"*{rule.severity}*{' · fixable' if rule.fixable else ''}",
-        rule.summary,
-        rule.rationale,
-        f"## Bad\n\n```{fence}\n{rule.bad.rstrip()}\n```",
-        f"## Good\n\n```{fence}\n{rule.good.rstrip()}\n```",
-        f"Silence it on one line with `skillkit: ignore[{rule.id}]` in a comment.",
-    ]
-    return "\n\n".join(part for part in parts if part) + "\n"
-
-
 def rule_doc_uri(rule_id: str, version: str) -> str | None:
     """A ``file:`` URI of the rule's page, written on first use; None for unknown rules."""
     key = f"{version}/{rule_id}"
@@ -62,6 +47,8 @@ def _write_page(rule: Any, version: str) -> str | None:
     target = folder / f"{rule.id}.md"
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        from skillkit_core.lint.rules_doc import rule_markdown
+
         text = rule_markdown(rule)
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
             # Write beside, then rename: two servers starting together never see half a page.

@@ -151,15 +151,22 @@ def rules(
 
 
 @app.command()
-def explain(rule: Annotated[str, typer.Argument(metavar="RULE")]) -> None:
-    """Explain one lint rule: why it exists, a bad and a good example."""
+def explain(
+    rule: Annotated[str, typer.Argument(metavar="RULE")],
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the page's Markdown source.")
+    ] = False,
+) -> None:
+    """Explain one lint rule: why it exists, a bad and a good example (the text of its
+    page in the docs)."""
     from rich.console import Console
 
     from skillkit_core.errors import SkillkitError
     from skillkit_core.lint import rules_doc
 
     try:
-        rules_doc.render_explanation(rule, Console(highlight=False, soft_wrap=True))
+        console = Console(highlight=False, soft_wrap=True)
+        rules_doc.render_explanation(rule, console, markdown=markdown)
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
         raise typer.Exit(2) from None

@@ -56,24 +56,48 @@ def render_rules(console: Console) -> None:
     console.print(table)
 
 
-def render_explanation(rule_id: str, console: Console) -> None:
-    """Print one rule's documentation; raises ``UnknownRuleError`` for unknown ids."""
-    from rich.syntax import Syntax
-    from rich.text import Text
-
-    rule = get_rule(rule_id)
-    title = Text(rule.id, style="bold")
-    title.append(f"  ({rule.severity}", style=_STYLES[rule.severity])
-    scope = "Agent Skills spec" if rule.spec else "beyond the spec"
+def _checks(rule: Rule) -> str:
     if rule.target == "workflow":
-        scope = "Python skill definitions"
-    title.append(f", {scope}{', fixable' if rule.fixable else ''})")
-    console.print(title)
-    console.print(rule.summary)
-    console.print()
-    console.print(rule.rationale)
-    for label, example in (("Bad", rule.bad), ("Good", rule.good)):
-        console.print()
-        console.print(Text(f"{label}:", style="bold"))
-        lexer = "python" if rule.target == "workflow" else "yaml"
-        console.print(Syntax(example, lexer, theme="ansi_dark", background_color="default"))
+        return "Python skill definitions"
+    return "SKILL.md (Agent Skills spec)" if rule.spec else "SKILL.md (beyond the spec)"
+
+
+def _suppression(rule: Rule) -> str:
+    if rule.target == "workflow":
+        where = f"`# skillkit: ignore[{rule.id}]` on the line, or on the line of its step"
+    else:
+        where = f"`<!-- skillkit: ignore[{rule.id}] -->` on the line before it in SKILL.md"
+    return (
+        f"Silence one finding with {where}; every finding with `--ignore {rule.id}` or "
+        f'`ignore = ["{rule.id}"]` under `[tool.skillkit]` in pyproject.toml.'
+    )
+
+
+def rule_markdown(rule: Rule) -> str:
+    """A rule's documentation page in Markdown: the text of the docs site's rule page,
+    of the language server's ``codeDescription`` link and of ``skillkit explain``."""
+    fence = "python" if rule.target == "workflow" else "yaml"
+    fix = "`skillkit check --fix` applies a safe fix" if rule.fixable else "none (fix by hand)"
+    parts = [
+        f"# {rule.id}",
+        f"**Severity:** {rule.severity} · **Checks:** {_checks(rule)} · **Fix:** {fix}",
+        rule.summary,
+        f"## Why\n\n{rule.rationale}",
+        f"## Bad\n\n```{fence}\n{rule.bad.rstrip()}\n```",
+        f"## Good\n\n```{fence}\n{rule.good.rstrip()}\n```",
+        f"## Silencing it\n\n{_suppression(rule)}",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def render_explanation(rule_id: str, console: Console, *, markdown: bool = False) -> None:
+    """Print one rule's page: rendered on a terminal, else (or with ``markdown``) its
+    Markdown source, which reads well as plain text and is never cropped to a width.
+    Raises ``UnknownRuleError`` for unknown ids."""
+    text = rule_markdown(get_rule(rule_id))
+    if markdown or not console.is_terminal:
+        console.out(text, end="", highlight=False)
+        return
+    from rich.markdown import Markdown
+
+    console.print(Markdown(text, code_theme="ansi_dark"))

@@ -101,7 +101,7 @@ def test_fix_rewrites_files_and_reports_what_is_left(tmp_path: Path) -> None:
     )
     done = skillkit("check", "pdf-tools", "--fix", cwd=tmp_path)
     assert done.returncode == 0, done.stdout
-    assert "Applied 3 fixes in 1 files." in done.stdout
+    assert "Applied 4 fixes in 1 files." in done.stdout
     assert (root / "SKILL.md").read_text() == (
         '---\nname: pdf-tools\ndescription: "Text. Use when: PDFs"\n---\nx\n'
     )
@@ -125,7 +125,12 @@ def test_rules_and_explain(tmp_path: Path) -> None:
     assert {"id", "severity", "summary", "rationale", "bad", "good"} <= set(as_json[0])
     explained = skillkit("explain", "script-shebang", cwd=tmp_path)
     assert explained.returncode == 0
-    assert "Bad:" in explained.stdout and "Good:" in explained.stdout
+    assert "## Bad" in explained.stdout and "## Good" in explained.stdout
+    from skillkit_core.lint.registry import get_rule
+    from skillkit_core.lint.rules_doc import rule_markdown
+
+    # The same text as the rule's page on the docs site and behind the editor's link.
+    assert explained.stdout == rule_markdown(get_rule("script-shebang"))
     unknown = skillkit("explain", "script-shebnag", cwd=tmp_path)
     assert unknown.returncode == 2
     assert "did you mean script-shebang" in unknown.stderr

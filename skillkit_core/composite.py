@@ -25,7 +25,13 @@ from skillkit_core.engine.results import (
     StepResult,
 )
 from skillkit_core.engine.workflow import WorkflowEngine, default_refs
-from skillkit_core.errors import HistoryError, SkillkitError, SkillRuntimeError, where
+from skillkit_core.errors import (
+    HistoryError,
+    ParamsError,
+    SkillkitError,
+    SkillRuntimeError,
+    where,
+)
 from skillkit_core.hosts import Handshake
 from skillkit_core.records import wrap
 
@@ -151,7 +157,8 @@ class CompositeEngine:
         if sub is None:
             if self.dispatcher is None:
                 return self._not_here(step)
-            return await self._resolve(await self.dispatcher.advance(step, output))
+            before = self.dispatcher.snapshot()
+            return await self._resolve(await self.dispatcher.advance(step, output), before)
         if self.definition.subskill(sub) is None:
             return ErrorResult(
                 "unknown_step",
@@ -237,13 +244,20 @@ class CompositeEngine:
         response = wrap(redirect.completed.response) if redirect.completed else None
         try:
             return registration.params(response, redirect.store)
+        except SkillkitError:
+            raise
         except Exception as error:
-            raise SkillRuntimeError(
+            raise ParamsError(
                 f"{where(self.definition.name)}params mapping of sub-skill '{name}' raised "
                 f"{type(error).__name__}: {error}"
             ) from None
 
-    async def _resolve(self, result: EngineResult) -> EngineResult:
+    async def _resolve(
+        self, result: EngineResult, before: dict[str, Any] | None = None
+    ) -> EngineResult:
+        """Follow a dispatcher's route. ``before`` is the dispatcher's state before the
+        agent's answer: a route that cannot be followed rewinds to it, so the answer can be
+        corrected instead of leaving a finished dispatcher and no sub-skill."""
         if not isinstance(result, RedirectResult):
             return result
         kind, name = result.target_kind, result.target
@@ -252,13 +266,42 @@ class CompositeEngine:
             if kind == "topic":
                 return self._topic(result, name)
             self._open_subskill(name, self._mapped_params(name, result))
-            assert self.sub is not None
+        except SkillkitError as error:
+            return self._route_refused(error, result, before)
+        assert self.sub is not None
+        try:
             first = self._from_sub(await self.sub.start())
         except SkillkitError as error:
             return ErrorResult(
                 error.code, error.message, result.completed.step if result.completed else None
             )
         return _with_dispatcher_progress(first, result)
+
+    def _route_refused(
+        self, error: SkillkitError, redirect: RedirectResult, before: dict[str, Any] | None
+    ) -> ErrorResult:
+        """The route's target could not be opened (its params mapping raised, its params
+        were rejected, its topic content failed): put the dispatcher back where it was."""
+        step = redirect.completed.step if redirect.completed else None
+        self.redirected_to = None
+        self.sub_name = None
+        self.sub = None
+        if before is None or self.dispatcher is None:
+            return ErrorResult(error.code, error.message, step)
+        dispatcher = WorkflowEngine(
+            self.definition, self.handshake, self.dispatcher.params_data, self.refs
+        )
+        dispatcher.restore(before)
+        self.dispatcher = dispatcher
+        waiting = dispatcher.current
+        retry = error.code == "params" and waiting is not None
+        message = error.message
+        if retry:
+            message += (
+                f"; the answer to step '{waiting}' was not accepted and the run is still at "
+                "that step: correct the answer and advance it again"
+            )
+        return ErrorResult(error.code, message, waiting or step, retry)
 
     def _topic(self, redirect: RedirectResult, name: str) -> DoneResult:
         topic = self.definition.topic(name)

@@ -10,7 +10,8 @@ from skillkit_core.errors import ReferenceLoadError
 
 class ReferenceLoader:
     """Loads files below a skill folder's ``references/`` (``load``) and ``assets/``
-    (``asset``). Absolute paths, ``..`` escapes and symlinks leading outside are refused."""
+    (``asset``). Absolute paths, ``..`` escapes and symlinks leading outside (of the folder, or
+    of the skill folder for ``references/`` or ``assets/`` itself) are refused."""
 
     def __init__(self, root: str | os.PathLike[str] | None) -> None:
         self.root = Path(root) if root is not None else None
@@ -46,9 +47,15 @@ class ReferenceLoader:
             raise ReferenceLoadError(f"{folder} path '{name}' must be relative to {folder}/")
         if ".." in Path(name).parts:
             raise ReferenceLoadError(f"{folder} path '{name}' must not contain '..'")
+        root = self.root.resolve()
         base = (self.root / folder).resolve()
+        if not base.is_relative_to(root):
+            raise ReferenceLoadError(
+                f"cannot read {folder}/{name}: {self.root / folder} resolves to {base}, outside "
+                f"the skill folder {root} (a {folder}/ symlink leading out of the skill is refused)"
+            )
         target = (base / name).resolve()
-        if not target.is_relative_to(base):
+        if not (target.is_relative_to(base) and target.is_relative_to(root)):
             raise ReferenceLoadError(
                 f"{folder} path '{name}' resolves outside {folder}/ (through a symlink?)"
             )

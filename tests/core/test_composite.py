@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from skillkit_core import skill, terminal
 from skillkit_core.composite import CompositeEngine
@@ -158,3 +159,101 @@ async def test_unknown_routes_from_callables_are_clear_errors() -> None:
     result = await run.advance("a", {"to": "ghost"})
     assert result.kind == "error" and "unknown sub-skill" in result.message
     assert run.current == "a"
+
+
+class _Target(BaseModel):
+    project: str
+
+
+def _routing_dispatcher(mapping):
+    """A dispatcher whose ``pick`` answer (saved to a sub-store) routes through a prompt-less
+    ``route`` step to sub-skill ``work``, whose params come from ``mapping``."""
+    work = (
+        skill(name="work", entry="begin", params=_Target)
+        .step("begin", prompt=lambda ctx: f"Work on {ctx.params.project}.", next=terminal)
+        .build()
+    )
+    return (
+        skill(name="router", entry="pick", stores={"seen": dict[str, str]})
+        .step(
+            "pick",
+            prompt="Pick a target.",
+            save=lambda ctx: {"seen": {"last": str(ctx.response.get("to"))}},
+            next="route",
+        )
+        .step("route", next="subskill:work")
+        .subskill("work", work, params=mapping)
+        .build()
+    )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "answer", "says"),
+    [
+        (lambda response, store: {"project": response["to"]}, {"to": 7}, "invalid params"),
+        (lambda response, store: {"project": response["to"]}, {}, "raised KeyError"),
+    ],
+    ids=["params-rejected", "mapping-raised"],
+)
+async def test_failed_sub_skill_params_keep_the_dispatcher_step_for_a_corrected_answer(
+    mapping, answer, says
+) -> None:
+    run = CompositeEngine(_routing_dispatcher(mapping))
+    await run.start()
+    before = run.snapshot()
+    refused = await run.advance("pick", answer)
+    assert refused.to_wire()["kind"] == "error"
+    assert refused.error == "params" and refused.retry is True
+    assert refused.step == "pick" and says in refused.message and "'work'" in refused.message
+    assert run.current == "pick" and not run.finished and run.history() == ()
+    assert run.snapshot() == before
+    routed = (await run.advance("pick", {"to": "web"})).to_wire()
+    assert routed["kind"] == "prompt" and routed["step"] == "work/begin"
+    assert routed["prompt"].count("Work on web.") == 1
+    assert [r.step for r in run.history()] == ["pick", "route"]
+    assert run.dispatcher.store.seen.last == "web"
+    assert (await run.advance("work/begin", {})).kind == "done"
+
+
+async def test_failed_sub_skill_params_survive_a_snapshot_round_trip() -> None:
+    definition = _routing_dispatcher(lambda response, store: {"project": response["to"]})
+    run = CompositeEngine(definition)
+    await run.start()
+    await run.advance("pick", {"to": None})
+    again = CompositeEngine(definition)
+    again.restore(json.loads(json.dumps(run.snapshot())))
+    assert again.current == "pick"
+    assert (await again.advance("pick", {"to": "api"})).step == "work/begin"
+
+
+async def test_unknown_topic_from_a_callable_next_is_a_clear_error() -> None:
+    definition = (
+        skill(name="d", entry="a")
+        .step("a", prompt="x", next=lambda ctx: "topic:" + ctx.response["to"])
+        .topic("known", label="Known", content="text")
+        .build()
+    )
+    run = CompositeEngine(definition)
+    await run.start()
+    result = await run.advance("a", {"to": "ghost"})
+    assert result.kind == "error" and result.error == "runtime"
+    assert "'topic:ghost'" in result.message and "unknown topic" in result.message
+    assert result.step == "a" and run.current == "a" and not run.finished
+    done = (await run.advance("a", {"to": "known"})).to_wire()
+    assert done["finalOutput"] == {"topic": "known", "content": "text"}
+
+
+async def test_a_topic_whose_content_fails_leaves_the_dispatcher_step_current() -> None:
+    definition = (
+        skill(name="d", entry="a")
+        .step("a", prompt="x", next=lambda ctx: "topic:" + ctx.response["to"])
+        .topic("missing", label="Missing", content=lambda ctx: ctx.refs.load("gone.md"))
+        .topic("known", label="Known", content="text")
+        .build()
+    )
+    run = CompositeEngine(definition, refs=MappingReferences({}))
+    await run.start()
+    result = await run.advance("a", {"to": "missing"})
+    assert result.kind == "error" and result.error == "refs" and result.retry is False
+    assert "gone.md" in result.message and run.current == "a" and not run.finished
+    assert (await run.advance("a", {"to": "known"})).kind == "done"

@@ -50,3 +50,30 @@ def test_missing_files_name_the_expected_location(skill_dir) -> None:
 def test_skill_dir_environment_variable_wins(skill_dir, monkeypatch) -> None:
     monkeypatch.setenv("SKILL_DIR", str(skill_dir))
     assert ReferenceLoader.beside("/somewhere/else.py").load("guide.md") == "guide"
+
+
+@pytest.mark.parametrize(("folder", "read"), [("references", "load"), ("assets", "asset")])
+def test_a_folder_symlinked_outside_the_skill_is_refused_naming_it(tmp_path, folder, read) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    skill_dir = tmp_path / "skill"
+    skill_dir.mkdir()
+    os.symlink(outside, skill_dir / folder, target_is_directory=True)
+    with pytest.raises(ReferenceLoadError) as caught:
+        getattr(ReferenceLoader(skill_dir), read)("secret.txt")
+    message = str(caught.value)
+    assert str(skill_dir / folder) in message and "outside the skill folder" in message
+
+
+def test_a_folder_symlinked_inside_the_skill_is_read(tmp_path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("guide")
+    os.symlink(tmp_path / "docs", tmp_path / "references", target_is_directory=True)
+    assert ReferenceLoader(tmp_path).load("guide.md") == "guide"
+
+
+def test_a_skill_folder_reached_through_a_symlink_still_reads(skill_dir, tmp_path_factory) -> None:
+    link = tmp_path_factory.mktemp("links") / "skill"
+    os.symlink(skill_dir, link, target_is_directory=True)
+    assert ReferenceLoader(link).load("deep/more.md") == "more"

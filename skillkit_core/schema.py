@@ -25,12 +25,13 @@ def is_schema_like(value: object) -> bool:
 class Schema:
     """A validated, JSON-Schema-producing view of an author-supplied type."""
 
-    __slots__ = ("_adapter", "_json_schema", "source")
+    __slots__ = ("_adapter", "_json_schema", "_problem", "source")
 
     def __init__(self, source: Any) -> None:
         self.source = source
         self._adapter: Any = None
         self._json_schema: dict[str, Any] | None = None
+        self._problem: str | None = None
 
     @classmethod
     def of(cls, source: Any, *, what: str) -> Schema | None:
@@ -54,6 +55,25 @@ class Schema:
             self._adapter = TypeAdapter(self.source)
         return self._adapter
 
+    def problem(self) -> str | None:
+        """Why pydantic cannot make a schema of the type (None when it can); cached.
+
+        Plain builtin types and complete pydantic models are known good without asking
+        pydantic, so checking a skill's schemas at ``.build()`` stays cheap.
+        """
+        if self._adapter is not None or _known_good(self.source):
+            return None
+        if self._problem is None:
+            try:
+                self.adapter  # noqa: B018 - builds (and keeps) the TypeAdapter
+            except Exception as error:  # pydantic raises several kinds; each is the author's
+                lines = str(error).strip().splitlines()
+                first = lines[0].strip('"') if lines else repr(error)
+                self._problem = f"{type(error).__name__}: {first}"
+                return self._problem
+            return None
+        return self._problem
+
     def validate(self, data: Any) -> Any:
         """Validate plain data; raises ``pydantic.ValidationError`` on failure."""
         return self.adapter.validate_python(data)
@@ -74,6 +94,32 @@ class Schema:
 
     def __repr__(self) -> str:
         return f"Schema({self.name})"
+
+
+_PLAIN_TYPES: frozenset[Any] = frozenset(
+    {str, int, float, bool, bytes, dict, list, tuple, set, frozenset, type(None), None, Any}
+)
+_PLAIN_ORIGINS: frozenset[Any] = frozenset(
+    {dict, list, tuple, set, frozenset, typing.Union, types.UnionType}
+)
+
+
+def _known_good(source: Any) -> bool:
+    """True when pydantic surely makes a schema of ``source`` (without importing it)."""
+    try:
+        if source in _PLAIN_TYPES:
+            return True
+    except TypeError:  # an unhashable typing construct: ask pydantic
+        return False
+    if isinstance(source, type):
+        # A pydantic model's schema is built (or refused) when its class is defined.
+        return getattr(source, "__pydantic_complete__", False) is True
+    origin = typing.get_origin(source)
+    if origin is typing.Literal:
+        return True
+    if origin in _PLAIN_ORIGINS:
+        return all(arg is Ellipsis or _known_good(arg) for arg in typing.get_args(source))
+    return False
 
 
 def format_validation_error(error: Any) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from skillkit_core.definitions import StepDefinition
 from skillkit_core.engine.context import CancellationSignal, StepContext
-from skillkit_core.errors import HistoryError, SkillkitError, where
+from skillkit_core.errors import HistoryError, SkillkitError, SkillRuntimeError, where
 from skillkit_core.schema import format_validation_error
 
 
@@ -83,7 +83,16 @@ def _checked_output(at: str, schema: Any, output: Any) -> tuple[Any, Any]:
     from skillkit_core.records import unwrap
 
     if schema is None:
-        data = to_jsonable_python(unwrap(output))
+        try:
+            data = to_jsonable_python(unwrap(output))
+        except ValueError as error:  # pydantic_core's PydanticSerializationError
+            lines = str(error).strip().splitlines()
+            raise SkillRuntimeError(
+                f"{at}returned a {type(output).__name__} that cannot be recorded as JSON "
+                f"({lines[0] if lines else 'not serialisable'}); return plain data (dict, "
+                "list, str, number, bool, None) or a pydantic model, or declare an output "
+                "schema with action(..., output=...)"
+            ) from None
         return output, data
     try:
         value = schema.validate(output)
@@ -100,12 +109,32 @@ async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
     try:
         outcome = fn(ctx)
         if inspect.isawaitable(outcome):
-            outcome = await outcome
+            outcome = await _until_cancelled(outcome, ctx.signal)
     except SkillkitError:
         raise
     except Exception as error:
         raise ActionError(f"{at}failed: {type(error).__name__}: {error}") from None
     return outcome
+
+
+async def _until_cancelled(awaitable: Any, signal: CancellationSignal) -> Any:
+    """Await an async action in its own task, so that cancelling the task running the
+    engine sets ``signal`` *before* the action sees its ``CancelledError``."""
+    import asyncio
+
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is None or not current.cancelling():
+            raise  # the action cancelled itself; nothing cancelled us
+        signal.cancel("the task running the action was cancelled")
+        task.cancel()
+        await asyncio.wait({task})  # let the action observe it and clean up
+        if not task.cancelled():
+            task.exception()  # retrieved: the run is cancelled whatever the action did
+        raise
 
 
 def _call(at: str, what: str, fn: Any, ctx: StepContext) -> Any:

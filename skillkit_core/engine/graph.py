@@ -1,8 +1,9 @@
 """The workflow as a graph: successors, reachability, cycles and guaranteed steps.
 
 Edges come from literal targets (``next="x"``, branches, ``on_max_visits``) and, for a
-callable ``next``, from the string constants in its code that name a step or a
-``subskill:``/``topic:`` route. The engine, the linter and the language server all read it.
+callable ``next``, from the strings it can return that name a step or a
+``subskill:``/``topic:`` route (see `returned_strings`). The engine, the linter and the
+language server all read it.
 """
 
 from __future__ import annotations
@@ -52,6 +53,150 @@ def _code_strings(code: CodeType) -> Iterator[str]:
             yield from _code_strings(const)
 
 
+def returned_strings(fn: Callable[..., Any], *, sources: bool = False) -> set[str]:
+    """The string constants a ``next`` callable can return, as far as can be told.
+
+    With ``sources=True`` and the callable's file readable, the core's syntax index of
+    that file says which literals the callable returns (a lambda's body, a ``def``'s
+    ``return`` statements); where the index cannot tell them all (``return target``), the
+    bytecode reading below is added. Without it, the compiled code is read: every string
+    constant counts, except one that is plainly consumed where it is used (an argument
+    of a call, a subscript, an operand of a comparison or operator, an attribute's
+    owner), so ``ctx.store.steps.ran("a")`` does not make ``a`` a successor.
+    """
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, CodeType):
+        return set()
+    if sources:
+        from skillkit_core.engine.graph_source import source_returns
+
+        known = source_returns(code)
+        if known is not None:
+            found, complete = known
+            return found if complete else found | _bytecode_returns(code)
+    return _bytecode_returns(code)
+
+
+# Instructions that only push (the value under study stays where it is).
+_PUSHES = frozenset(
+    {
+        "LOAD_CONST",
+        "LOAD_NAME",
+        "LOAD_GLOBAL",
+        "LOAD_DEREF",
+        "LOAD_CLOSURE",
+        "LOAD_CLASSDEREF",
+        "LOAD_SMALL_INT",
+        "PUSH_NULL",
+        "KW_NAMES",
+        "NOP",
+        "RESUME",
+        "CACHE",
+        "EXTENDED_ARG",
+        "MAKE_CELL",
+        "COPY_FREE_VARS",
+    }
+)
+# Instructions whose result is a new value: a string they consume is not returned as is.
+_CONSUMES = frozenset(
+    {
+        "PRECALL",
+        "CALL",
+        "CALL_KW",
+        "CALL_FUNCTION_EX",
+        "BINARY_SUBSCR",
+        "STORE_SUBSCR",
+        "DELETE_SUBSCR",
+        "COMPARE_OP",
+        "CONTAINS_OP",
+        "IS_OP",
+        "BINARY_OP",
+        "FORMAT_VALUE",
+        "FORMAT_SIMPLE",
+        "FORMAT_WITH_SPEC",
+        "CONVERT_VALUE",
+        "BUILD_STRING",
+        "POP_TOP",
+    }
+)
+_PUSHES_NOTHING = frozenset({"PRECALL", "STORE_SUBSCR", "DELETE_SUBSCR", "POP_TOP"})
+_ATTRIBUTES = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+_KEEPS = frozenset(
+    {"RETURN_VALUE", "STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "YIELD_VALUE"}
+)
+_JUMPS = frozenset(
+    {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_NO_INTERRUPT", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP"}
+)
+_SCAN_LIMIT = 64
+
+
+def _bytecode_returns(code: CodeType) -> set[str]:
+    """String constants of ``code`` (nested code included) not plainly consumed in place."""
+    import dis
+
+    found: set[str] = set()
+    instructions = list(dis.get_instructions(code))
+    at = {ins.offset: index for index, ins in enumerate(instructions)}
+    for index, ins in enumerate(instructions):
+        if not isinstance(ins.argval, str):
+            continue
+        if ins.opname == "RETURN_CONST" or (
+            ins.opname == "LOAD_CONST" and not _consumed(instructions, at, index + 1)
+        ):
+            found.add(ins.argval)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            found |= _bytecode_returns(const)
+    return found
+
+
+def _consumed(instructions: list[Any], at: dict[int, int], index: int) -> bool:
+    """Whether the value pushed just before ``instructions[index]`` is plainly used up by
+    a call, subscript, operator or attribute (False whenever the flow is unclear)."""
+    import dis
+
+    above = 0  # values pushed on top of it
+    for _ in range(_SCAN_LIMIT):
+        if index >= len(instructions):
+            return False
+        ins = instructions[index]
+        name = ins.opname
+        if name in _JUMPS:
+            target = at.get(ins.argval) if isinstance(ins.argval, int) else None
+            if target is None:
+                return False
+            index = target
+            continue
+        if name in _KEEPS:
+            if above == 0:
+                return False
+            above -= 1
+        elif name in _ATTRIBUTES:
+            if above == 0:
+                return True
+            above += _effect(dis, ins)
+        elif name in _PUSHES or name.startswith("LOAD_FAST"):
+            above += _effect(dis, ins)
+        elif name in _CONSUMES:
+            effect = _effect(dis, ins)
+            pops = (0 if name in _PUSHES_NOTHING else 1) - effect
+            if pops > above:
+                return True
+            above += effect
+        else:  # branches, stack shuffles, anything else: do not guess
+            return False
+        index += 1
+    return False
+
+
+def _effect(dis: Any, ins: Any) -> int:
+    if ins.opcode >= dis.HAVE_ARGUMENT:
+        return dis.stack_effect(ins.opcode, ins.arg or 0, jump=False)
+    return dis.stack_effect(ins.opcode)
+
+
 @dataclass(frozen=True)
 class Edge:
     """A possible transition."""
@@ -91,16 +236,24 @@ class SkillGraph:
         return self.guaranteed.get(step, frozenset())
 
 
-def analyze(definition: SkillDefinition) -> SkillGraph:
-    """The graph of a definition (cached on the definition)."""
-    cached = definition.__dict__.get("_graph")
+def analyze(definition: SkillDefinition, *, sources: bool = True) -> SkillGraph:
+    """The graph of a definition (cached on the definition).
+
+    ``sources=True`` reads the targets of ``next`` callables from their source files
+    where those can be read (see `returned_strings`); the engine passes False: a run
+    must not depend on whether the source is beside it, nor pay for parsing it.
+    """
+    key = "_graph" if sources else "_graph_compiled"
+    cached = definition.__dict__.get(key)
     if cached is None:
-        cached = _build(definition)
-        object.__setattr__(definition, "_graph", cached)
+        cached = _build(definition, sources=sources)
+        object.__setattr__(definition, key, cached)
     return cached
 
 
-def _step_edges(step: StepDefinition, names: frozenset[str]) -> tuple[list[Edge], list[str], bool]:
+def _step_edges(
+    step: StepDefinition, names: frozenset[str], sources: bool
+) -> tuple[list[Edge], list[str], bool]:
     edges: list[Edge] = []
     routes: list[str] = []
     opaque = False
@@ -119,7 +272,7 @@ def _step_edges(step: StepDefinition, names: frozenset[str]) -> tuple[list[Edge]
         for b in nxt:
             add(b.to, "branch")
     elif callable(nxt) and not isinstance(nxt, Terminal):
-        strings = callable_strings(nxt)
+        strings = returned_strings(nxt, sources=sources)
         hits = [s for s in strings if s in names or s == "self" or _is_route(s)]
         for s in sorted(hits):
             add(s, "dynamic")
@@ -136,14 +289,14 @@ def _is_route(value: str) -> bool:
     return False
 
 
-def _build(definition: SkillDefinition) -> SkillGraph:
+def _build(definition: SkillDefinition, *, sources: bool) -> SkillGraph:
     steps = definition.steps
     names = frozenset(steps)
     edges: list[Edge] = []
     routes: dict[str, tuple[str, ...]] = {}
     opaque: set[str] = set()
     for step in steps.values():
-        step_edges, step_routes, step_opaque = _step_edges(step, names)
+        step_edges, step_routes, step_opaque = _step_edges(step, names, sources)
         edges.extend(step_edges)
         routes[step.name] = tuple(dict.fromkeys(step_routes))
         if step_opaque:

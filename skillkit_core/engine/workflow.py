@@ -69,7 +69,7 @@ class WorkflowEngine:
             )
         self.definition = definition
         self.handshake = handshake or Handshake()
-        self.graph = analyze(definition)
+        self.graph = analyze(definition, sources=False)
         self.params, self.params_data = validate_params(definition, params)
         self.refs = refs if refs is not None else default_refs(definition)
         self.store = Store(definition)
@@ -78,6 +78,8 @@ class WorkflowEngine:
         self.path: list[str] = []
         self.visits: Counter[str] = Counter()
         self.signal = CancellationSignal()
+        """The signal of the action running now (or of the last one); fresh for each run."""
+        self._running: CancellationSignal | None = None
         self._failures: Counter[str] = Counter()
         self.redirect: RedirectResult | None = None
         self._preamble_pending = True
@@ -150,8 +152,12 @@ class WorkflowEngine:
         restore(self, snapshot)
 
     def cancel(self, reason: str = "cancelled") -> None:
-        """Signal a running action to stop."""
-        self.signal.cancel(reason)
+        """Signal the running action (if any) to stop; its step is refused with
+        ``retry: true`` and the next attempt runs the action with a fresh signal.
+
+        Cancelling the asyncio task that awaits ``advance()`` sets the signal as well."""
+        if self._running is not None:
+            self._running.cancel(reason)
 
     # -- turn checks --------------------------------------------------------------
 
@@ -286,11 +292,14 @@ class WorkflowEngine:
                 return replay_action(
                     self.definition.name, step, replay.action_result, replay.has_action
                 )
+            self.signal = self._running = CancellationSignal()
             return await run_action(self.definition.name, step, ctx, self.signal)
         except SkillkitError as error:
             raise _Refused(
                 ErrorResult(error.code, error.message, step.name, retry=error.code == "action")
             ) from None
+        finally:
+            self._running = None
 
     def _save(
         self, step: StepDefinition, ctx: StepContext, response_data: Any, action_data: Any
@@ -310,10 +319,11 @@ class WorkflowEngine:
                     f"it returned {type(saved).__name__}",
                 )
             for key, value in (saved or {}).items():
+                data = self._saved_json(step.name, key, value)
                 if key == "step":
-                    result = _to_json(value)
+                    result = data
                 else:
-                    self.store.write(step.name, key, _to_json(value))
+                    self.store.write(step.name, key, data)
         return StepResult(
             step=step.name,
             response=response_json,
@@ -321,6 +331,18 @@ class WorkflowEngine:
             action_result=action_data,
             has_action=step.action is not None,
         )
+
+    def _saved_json(self, step: str, key: str, value: Any) -> Any:
+        """A value ``save()`` returned as plain JSON data; a runtime error if it has none."""
+        try:
+            return _to_json(value)
+        except ValueError as error:  # pydantic_core's PydanticSerializationError
+            raise self._runtime(
+                step,
+                f"save() returned {{'{key}': <{type(value).__name__}>}}, which cannot be "
+                f"stored as JSON ({_first_line(error)}); return plain data (dict, list, str, "
+                "number, bool, None) or a pydantic model instead",
+            ) from None
 
     def _transition(self, step: StepDefinition, ctx: StepContext) -> str:
         nxt = step.next
@@ -481,11 +503,25 @@ class WorkflowEngine:
         return PromptResult(
             step=step.name,
             prompt=self.render_prompt(step),
-            schema=step.response.json_schema() if step.response is not None else None,
+            schema=self._json_schema(step),
             preamble=preamble,
             completed=completed,
             auto_advanced=auto,
         )
+
+    def _json_schema(self, step: StepDefinition) -> dict[str, Any] | None:
+        """The JSON Schema of the step's response; a definition error when it has none."""
+        if step.response is None:
+            return None
+        try:
+            return step.response.json_schema()
+        except Exception as error:  # pydantic raises several kinds; each is the author's
+            raise self._runtime(
+                step.name,
+                f"response={step.response.name} cannot produce a JSON Schema for the agent "
+                f"({type(error).__name__}: {_first_line(error)}); use types pydantic can "
+                "describe as JSON",
+            ) from None
 
     def render_prompt(self, step: StepDefinition) -> str:
         """The XML-tagged prompt of ``step`` in the current state."""
@@ -610,6 +646,11 @@ def default_refs(definition: SkillDefinition) -> Any:
     from skillkit_core.refs import ReferenceLoader
 
     return ReferenceLoader.beside(definition.source_file)
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _to_json(value: Any) -> Any:

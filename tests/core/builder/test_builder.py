@@ -260,3 +260,64 @@ def test_lenient_builds_block_records_problems_for_editors() -> None:
     assert len(definition.problems) == 2 and ref.problems
     with pytest.raises(SkillDefinitionError):
         skill(name="s", entry="zz").step("a", prompt="x", next=terminal).build()
+
+
+class NotAType:
+    """A plain class: pydantic cannot make a schema of it."""
+
+
+@pytest.mark.parametrize(
+    ("options", "step_options", "named"),
+    [
+        ({}, {"response": NotAType}, "skill 'demo', step 'a': response=NotAType"),
+        ({}, {"response": list[NotAType]}, "skill 'demo', step 'a': response=list"),
+        ({"params": NotAType}, {}, "skill 'demo': params=NotAType"),
+        ({"final_output": NotAType}, {}, "skill 'demo': final_output=NotAType"),
+        ({"stores": {"notes": NotAType}}, {}, "skill 'demo': stores['notes']=NotAType"),
+        (
+            {},
+            {"action": action("fetch", input=NotAType, run=lambda ctx: None)},
+            "skill 'demo', step 'a': action 'fetch' input=NotAType",
+        ),
+    ],
+    ids=["response", "nested-response", "params", "final-output", "store", "action-input"],
+)
+def test_types_pydantic_cannot_describe_fail_the_build_naming_skill_step_and_schema(
+    options, step_options, named
+) -> None:
+    with pytest.raises(SkillDefinitionError) as raised:
+        (
+            skill(name="demo", entry="a", **options)
+            .step("a", prompt="A?", next=terminal, **step_options)
+            .build()
+        )
+    assert named in str(raised.value)
+    assert "pydantic can make a schema of" in str(raised.value)
+    assert "PydanticSchemaGenerationError" in str(raised.value)
+
+
+def test_a_lenient_build_records_an_unusable_schema_and_the_engine_refuses_to_run() -> None:
+    from skillkit_core.builder.skill import lenient_builds
+    from skillkit_core.engine import WorkflowEngine
+    from skillkit_core.errors import SkillRuntimeError
+
+    with lenient_builds():
+        definition = (
+            skill(name="demo", entry="a")
+            .step("a", prompt="A?", response=NotAType, next=terminal)
+            .build()
+        )
+    assert len(definition.problems) == 1
+    assert "step 'a': response=NotAType" in definition.problems[0]
+    with pytest.raises(SkillRuntimeError, match="response=NotAType"):
+        WorkflowEngine(definition)
+
+
+def test_usable_schemas_pass_the_build_check() -> None:
+    definition = (
+        skill(name="demo", entry="a", params=dict[str, int], stores={"s": Answer})
+        .step("a", prompt="A?", response=Literal["x", "y"] | None, next="b")
+        .step("b", prompt="B?", response=tuple[int, ...], next=terminal)
+        .build()
+    )
+    assert definition.problems == ()

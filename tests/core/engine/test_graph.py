@@ -68,3 +68,83 @@ def test_opaque_callables_and_routes_are_recorded() -> None:
 def test_analysis_is_cached_on_the_definition() -> None:
     definition = onboarding()
     assert analyze(definition) is analyze(definition)
+
+
+def route_after_a(ctx):
+    seen = "a"  # a name the code reads, never returns
+    if ctx.store.steps.ran(seen):
+        return "done"
+    return "c"
+
+
+def route_through_a_variable(ctx):
+    target = "c" if ctx.store.steps.get("a") else "done"
+    return target
+
+
+def store_reading_router():
+    return (
+        skill(name="r", entry="a")
+        .step("a", prompt="x", next="b")
+        .step("b", prompt="x", next=lambda ctx: "done" if ctx.store.steps.ran("a") else "c")
+        .step("c", prompt="x", next=route_after_a)
+        .step("v", prompt="x", next=route_through_a_variable)
+        .step("done", prompt="x", next=terminal)
+        .build()
+    )
+
+
+def test_strings_a_next_callable_only_reads_are_not_successors() -> None:
+    definition = (
+        skill(name="r", entry="a")
+        .step("a", prompt="x", next="b")
+        .step("b", prompt="x", next=lambda ctx: "done" if ctx.store.steps.ran("a") else "c")
+        .step("c", prompt="x", next="done")
+        .step("done", prompt="x", next=terminal)
+        .build()
+    )
+    for sources in (True, False):
+        graph = analyze(definition, sources=sources)
+        assert set(graph.successors["b"]) == {"done", "c"}, sources
+        assert graph.on_cycle == frozenset() and graph.cycles == ()
+        assert graph.visit_limit(definition.steps["a"]) is None
+        assert graph.guaranteed_before("done") == {"a", "b"}
+
+
+def test_the_source_index_drops_strings_a_def_never_returns() -> None:
+    assert set(analyze(store_reading_router()).successors["c"]) == {"c", "done"}
+    # Compiled code alone cannot tell that the variable `seen` is never returned.
+    assert "a" in analyze(store_reading_router(), sources=False).successors["c"]
+
+
+def test_returns_the_index_cannot_read_fall_back_to_the_compiled_code() -> None:
+    graph = analyze(store_reading_router())
+    assert set(graph.successors["v"]) == {"c", "done"}
+    assert "v" not in graph.opaque
+
+
+def test_compiled_code_reading_skips_call_subscript_and_comparison_operands() -> None:
+    from skillkit_core.engine.graph import returned_strings
+
+    fn = (  # noqa: E731 - the lambda is the thing under test
+        lambda ctx: (
+            "x"
+            if ctx.store.steps["a"].ok and "b" in ctx.host.tools_available
+            else ("y" if ctx.params.get("c", "d") == "e" else f"topic:{ctx.f}")
+        )
+    )
+    assert returned_strings(fn) == {"x", "y"}
+    assert returned_strings(lambda ctx: ctx.store.steps.ran("a")) == set()
+
+
+def test_the_engine_graph_never_reads_the_source(monkeypatch) -> None:
+    import skillkit_core.engine.graph_source as graph_source
+    from skillkit_core.engine import WorkflowEngine
+
+    def refuse(code):
+        raise AssertionError("the engine must not index source files")
+
+    monkeypatch.setattr(graph_source, "source_returns", refuse)
+    definition = store_reading_router()
+    engine = WorkflowEngine(definition)
+    assert engine.graph is analyze(definition, sources=False)

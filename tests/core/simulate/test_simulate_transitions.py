@@ -75,8 +75,8 @@ def test_every_kind_of_transition_is_described() -> None:
             "→ `gate` (branch 2) otherwise",
             "→ `gate` (loop guard: after 3 visits of this step)",
         ],
-        # Every step name in a callable next's code is a possible target, "fork" too.
-        "gate": [f"→ `{name}` (`{GATE}` may return it)" for name in ("done", "fork", "start")],
+        # Only the names a callable next can return are targets ("fork" is only read).
+        "gate": [f"→ `{name}` (`{GATE}` may return it)" for name in ("done", "start")],
         "done": ["terminal: the skill ends here"],
     }
     done = step_transitions(definition.steps["done"], graph)[0]

@@ -121,11 +121,14 @@ class DiagnosticsHub:
         if cached is not None and cached[0] == key:
             return cached[1]
         syntax = self.syntax_findings(snapshot)
-        # The semantic layer may confirm what syntax already said: show it once, where
-        # syntax put it (it does not move while the worker catches up).
-        said = {(d.rule, d.range.line) for d in syntax if d.range is not None}
+        # The semantic layer may confirm what syntax already said (an unknown step, an
+        # unguarded cycle): show it once, where syntax put it (it does not move while the
+        # worker catches up). Another finding of the rule on that line still shows.
+        said = {(d.rule, d.range.line, d.severity) for d in syntax if d.range is not None}
         semantic = [
-            d for d in snapshot.carried if d.range is None or (d.rule, d.range.line) not in said
+            d
+            for d in snapshot.carried
+            if d.range is None or (d.rule, d.range.line, d.severity) not in said
         ]
         raw = [*syntax, *semantic]
         result = self.filter([d for d in raw if _about(d, snapshot)], snapshot)

@@ -8,7 +8,9 @@ line skillkit wrote, with the size and SHA-256 of the file at that point: an adv
 restores the snapshot instead of replaying everything (flat cost), and a file that no
 longer matches what skillkit wrote is reported as tampered or truncated, never fixed.
 Without a usable sidecar (missing, unreadable, stale after a crash) the run is rebuilt
-by replaying the result lines' ``completed``/``autoAdvanced`` entries.
+from the file, which is verified on the way: each result line must be what the skill
+produces from the header and the outputs before it (see ``_rebuild``), so an edited file
+is reported even when the sidecar that would have shown it is gone.
 """
 
 from __future__ import annotations
@@ -148,6 +150,11 @@ class _Line:
     def kind(self) -> Any:
         return self.data.get("type") if isinstance(self.data, dict) else None
 
+    @property
+    def is_result(self) -> bool:
+        """Whether skillkit could have written it: a result's type, and the same kind."""
+        return self.kind in RESULT_TYPES and self.data.get("kind") == self.kind
+
 
 def _split(data: bytes, first_number: int, offset: int) -> list[_Line]:
     """Parse the lines of ``data[offset:]``; a last line without a newline counts too (an
@@ -211,7 +218,7 @@ def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Pa
                 "what skillkit wrote; the file must only be appended to (start a new session)"
             )
         tail = _split(data, lines + 1, size)
-        if not any(line.kind in RESULT_TYPES or line.kind == "header" for line in tail):
+        if not any(line.is_result or line.kind == "header" for line in tail):
             engine = _engine(definition, header)
             try:
                 engine.restore(cached["engine"])
@@ -237,11 +244,92 @@ def _engine(definition: SkillDefinition, header: Header) -> Engine:
 def _rebuild(
     definition: SkillDefinition, header: Header, lines: list[_Line]
 ) -> tuple[Engine, list[_Line]]:
-    """Replay the result lines' history; check the run ends where the file says."""
+    """Rebuild the run from the file alone, verifying it: every result line must be what
+    the skill produces for the header and the outputs before it (header params included).
+
+    A skill that runs no author side effects (no actions, no observers) is run again from
+    the start, one submission per result line, and each result compared with its line.
+    A skill with actions or observers is replayed from the recorded history instead (an
+    action never runs twice), so its lines are checked less closely: the history must
+    replay, and end where the file says. Either way the cost is linear in the file.
+    """
     sid = header.session_id
-    results = [line for line in lines[1:] if line.kind in RESULT_TYPES]
+    results = [line for line in lines[1:] if line.is_result]
     if not results:
         raise SessionError(f"session '{sid}' has no result line after its header: truncated?")
+    if needs_event_loop(definition):
+        engine = _replayed(definition, header, results)
+    else:
+        engine = _rerun(definition, header, lines, results)
+    tail = [line for line in lines if line.number > results[-1].number]
+    return engine, tail
+
+
+def _edited(sid: str, number: int, what: str) -> SessionError:
+    return SessionError(
+        f"session '{sid}', line {number}: {what}; the file was damaged or edited (or the "
+        "skill changed since the session started): start a new session"
+    )
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as it reads back from a session line (JSON round trip)."""
+    return json.loads(json_line(value))
+
+
+def _check_params(engine: Engine, header: Header) -> None:
+    if _plain(engine.params_data) != header.params:
+        raise _edited(
+            header.session_id,
+            1,
+            f"the header's params {json_line(header.params)} are not the params the skill "
+            f"validated from them ({json_line(engine.params_data)})",
+        )
+
+
+def _rerun(
+    definition: SkillDefinition, header: Header, lines: list[_Line], results: list[_Line]
+) -> Engine:
+    """Run the session again from its header and submitted outputs, comparing each result
+    with its line. Only for skills without side effects (see :func:`_rebuild`)."""
+    sid = header.session_id
+    engine = _engine(definition, header)
+    _check_params(engine, header)
+    last: _Line | None = None  # the newest written line since the previous result
+    for line in lines[1:]:
+        if not line.is_result:
+            if line.problem != "blank":
+                last = line
+            continue
+        if line is results[0]:
+            result = run_sync(engine.start(), event_loop=False)
+        else:
+            data = last.data if last is not None and last.kind == "output" else None
+            if not isinstance(data, dict) or not isinstance(data.get("step"), str):
+                raise _edited(sid, line.number, "no output line comes right before this result")
+            if "output" not in data:
+                raise _edited(sid, last.number, 'the output line has no "output"')
+            result = run_sync(engine.advance(data["step"], data["output"]), event_loop=False)
+        wire = result.to_wire()
+        expected = _plain({"type": wire["kind"], **wire})
+        if line.data != expected:
+            keys = sorted(
+                {*line.data, *expected} - {k for k in expected if line.data.get(k) == expected[k]}
+            )
+            raise _edited(
+                sid,
+                line.number,
+                "this result is not what the skill produces there (it differs in "
+                + ", ".join(f"'{key}'" for key in keys)
+                + ")",
+            )
+        last = None
+    return engine
+
+
+def _replayed(definition: SkillDefinition, header: Header, results: list[_Line]) -> Engine:
+    """Replay the result lines' history; check the run ends where the file says."""
+    sid = header.session_id
     history: list[Any] = []
     for line in results:
         if line.kind == "error":
@@ -253,6 +341,7 @@ def _rebuild(
             raise SessionError(f"session '{sid}', line {line.number}: autoAdvanced is not a list")
         history.extend(auto)
     engine = _engine(definition, header)
+    _check_params(engine, header)
     try:
         run_sync(engine.replay(history), event_loop=needs_event_loop(definition))
     except HistoryError as error:
@@ -270,8 +359,7 @@ def _rebuild(
             f"{'done' if last.kind == 'done' else f'step {expected!r}'}, but its history "
             f"replays to a run {where}; the file was damaged or edited"
         )
-    tail = [line for line in lines if line.number > results[-1].number]
-    return engine, tail
+    return engine
 
 
 def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:

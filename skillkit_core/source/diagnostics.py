@@ -11,11 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, TextEdit
-from skillkit_core.source.graph import namespace, reachable, ref_chains, step_graph
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
+from skillkit_core.source.graph import (
+    StepGraph,
+    cyclic_components,
+    namespace,
+    reachable,
+    ref_chains,
+    step_graph,
+)
 from skillkit_core.source.model import (
     STORE_ROLES,
     TRANSITION_ROLES,
+    NextKind,
     Role,
     SourceIndex,
     StepInfo,
@@ -27,16 +35,19 @@ UNKNOWN_STEP = "unknown-step"
 DUPLICATE_STEP = "duplicate-step"
 COMPOSITE_STEP_NAME = "composite-step-name"
 UNREACHABLE_STEP = "unreachable-step"
+CYCLE_GUARD = "cycle-guard"
 
 
 def structural_diagnostics(index: SourceIndex, *, file: str | None = None) -> list[LintDiagnostic]:
     """Unknown step targets, duplicate step names, ``/`` in dispatcher steps, unreachable
-    steps: every finding with the range of the offending string, in document order."""
+    steps, unguarded cycles: every finding with the range of the offending string, in
+    document order."""
     found = [
         *_unknown_targets(index, file),
         *_duplicates(index, file),
         *_composite_names(index, file),
         *_unreachable(index, file),
+        *_unguarded_cycles(index, file),
     ]
     found.sort(key=lambda d: (d.range.line, d.range.column, d.rule) if d.range else (0, 0, d.rule))
     return found
@@ -214,3 +225,182 @@ def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnosti
             file=file,
             range=step.name_string.inner,
         )
+
+
+# ---------------------------------------------------------------- unguarded cycles
+#
+# The semantic ``cycle-guard`` rule's check on the literal graph: same rule id, severity,
+# message, place (the head step's name) and fix, so that the server shows one finding
+# when both layers report a loop. Silent unless the graph is known and is the graph the
+# built definition will have: no callable or computed ``next``, and no ``.extend`` step
+# on the loop (its template may carry the guard).
+
+
+def _unguarded_cycles(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
+    reported: set[int] = set()
+    for chain in index.chains:
+        if chain.kind != "skill":
+            continue
+        graph = step_graph(index, chain.index)
+        steps = _definition_order(index, chain.index)
+        if not graph.known or steps is None or not all(map(_literal_next, steps.values())):
+            continue
+        for finding in _chain_cycles(index, graph, steps, file):
+            if finding[0] not in reported:
+                reported.add(finding[0])
+                yield finding[1]
+
+
+def _definition_order(index: SourceIndex, chain: int) -> dict[str, StepInfo] | None:
+    """The skill's steps by name in the order the built definition holds them (a
+    registered module's steps where it is registered); None when names repeat."""
+    info = index.chains[chain]
+
+    def start(where: SourceRange) -> tuple[int, int]:
+        return (where.line, where.column)
+
+    calls: list[tuple[tuple[int, int], tuple[int, ...]]] = [
+        (start(index.steps[p].range), (p,)) for p in info.steps
+    ]
+    calls += [
+        (start(r.range), index.chains[r.module_chain].steps)
+        for r in info.registrations
+        if r.module_chain is not None
+    ]
+    steps: dict[str, StepInfo] = {}
+    for _, positions in sorted(calls):
+        for position in positions:
+            step = index.steps[position]
+            if step.name is None or step.name in steps:
+                return None
+            steps[step.name] = step
+    return steps
+
+
+def _literal_next(step: StepInfo) -> bool:
+    if step.next == NextKind.STRING:
+        given = next((a for a in step.arguments if a.name == "next"), None)
+        return given is None or given.string is not None  # not ``"a" if x else "b"``
+    return step.next != NextKind.CALLABLE
+
+
+def _has_max_visits(step: StepInfo) -> bool:
+    return step.max_visits is not None and step.max_visits != "None"
+
+
+def _guarded(step: StepInfo) -> bool:
+    return _has_max_visits(step) and any(
+        a.name == "on_max_visits" and a.text != "None" for a in step.arguments
+    )
+
+
+def _chain_cycles(
+    index: SourceIndex, graph: StepGraph, steps: dict[str, StepInfo], file: str | None
+) -> Iterable[tuple[int, LintDiagnostic]]:
+    order = {name: position for position, name in enumerate(steps)}
+    outgoing = {name: graph.outgoing.get(name, ()) for name in steps}
+    for cycle in cyclic_components(outgoing):
+        members = {name for name in cycle if not _guarded(steps[name])}
+        inner = {name: tuple(t for t in outgoing[name] if t in members) for name in members}
+        for loop in cyclic_components(inner):
+            if any(steps[name].method == "extend" for name in loop):
+                continue
+            head = _head(graph, steps, loop, order)
+            step = steps[head]
+            if step.name_string is None:
+                continue
+            yield step.index, _cycle_finding(index, graph, steps, loop, cycle, head, order, file)
+
+
+def _head(
+    graph: StepGraph, steps: dict[str, StepInfo], loop: set[str], order: dict[str, int]
+) -> str:
+    """The step to guard, chosen as the semantic rule does: one that already has
+    max_visits, else where the loop is entered (from outside or as the entry)."""
+    started = [name for name in loop if _has_max_visits(steps[name])]
+    if started:
+        return min(started, key=order.__getitem__)
+    entered = {
+        target
+        for source, targets in graph.outgoing.items()
+        if source not in loop
+        for target in targets
+        if target in loop
+    }
+    if graph.entry in loop:
+        entered.add(graph.entry)
+    return min(entered or loop, key=order.__getitem__)
+
+
+def _cycle_finding(
+    index: SourceIndex,
+    graph: StepGraph,
+    steps: dict[str, StepInfo],
+    loop: set[str],
+    cycle: set[str],
+    head: str,
+    order: dict[str, int],
+    file: str | None,
+) -> LintDiagnostic:
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+
+    step = steps[head]
+    assert step.name_string is not None
+    if len(loop) == 1:
+        what = f"step '{head}' loops back to itself"
+    else:
+        names = ", ".join(f"'{n}'" for n in sorted(loop, key=order.__getitem__))
+        what = f"steps {names} form a cycle"
+    if _has_max_visits(step):
+        message = (
+            f"{what}; '{head}' has max_visits={step.max_visits} but no on_max_visits, "
+            "so reaching the limit ends the run with an error. Add on_max_visits"
+        )
+    else:
+        message = (
+            f"{what} with no max_visits/on_max_visits; the implicit limit of "
+            f"{IMPLICIT_MAX_VISITS} visits ends the run with an error. Add both to '{head}'"
+        )
+    return LintDiagnostic(
+        rule=CYCLE_GUARD,
+        severity="warning",
+        message=message,
+        step=head,
+        file=file,
+        range=step.name_string.range,
+        fix=_guard_fix(index, graph, steps, cycle, head, order, file),
+    )
+
+
+def _guard_fix(
+    index: SourceIndex,
+    graph: StepGraph,
+    steps: dict[str, StepInfo],
+    cycle: set[str],
+    head: str,
+    order: dict[str, int],
+    file: str | None,
+) -> Fix | None:
+    """``max_visits``/``on_max_visits`` added to the head, leaving for a step the cycle
+    can already go to (terminal ones first), written like the semantic rule's fix."""
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+    from skillkit_core.lint.workflow import string_literal
+
+    outside = [t for name in cycle for t in graph.outgoing.get(name, ()) if t not in cycle]
+    step = steps[head]
+    if not outside or not step.arguments:
+        return None
+    outside.sort(key=lambda name: (steps[name].next != NextKind.TERMINAL, order[name]))
+    leave = outside[0]
+    arguments = [] if _has_max_visits(step) else [f"max_visits={IMPLICIT_MAX_VISITS}"]
+    arguments.append(f"on_max_visits={string_literal(leave)}")
+    last = step.arguments[-1].range
+    at = SourceRange(last.end_line, last.end_column, last.end_line, last.end_column)
+    if last.line == step.range.line:
+        text = "".join(f", {a}" for a in arguments)
+    else:
+        line = index.text.split("\n", last.line + 1)[last.line]
+        indent = line[: len(line) - len(line.lstrip())]
+        text = "".join(f",\n{indent}{a}" for a in arguments)
+    title = f"Limit '{head}' and leave the loop for '{leave}'"
+    return Fix(title=title, edits=(TextEdit(range=at, new_text=text, file=file),))

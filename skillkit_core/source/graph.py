@@ -165,3 +165,46 @@ def reachable(graph: StepGraph) -> set[str]:
                 seen.add(target)
                 stack.append(target)
     return seen
+
+
+def cyclic_components(outgoing: dict[str, tuple[str, ...]]) -> list[set[str]]:
+    """Strongly connected components of ``outgoing`` that hold a cycle (iterative
+    Kosaraju; linear in steps plus transitions). Targets outside ``outgoing`` are ignored."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in outgoing:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(outgoing[root]))]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                order.append(node)
+            elif child in outgoing and child not in seen:
+                seen.add(child)
+                stack.append((child, iter(outgoing[child])))
+    incoming: dict[str, list[str]] = {name: [] for name in outgoing}
+    for source, targets in outgoing.items():
+        for target in targets:
+            if target in incoming:
+                incoming[target].append(source)
+    assigned: set[str] = set()
+    found: list[set[str]] = []
+    for root in reversed(order):
+        if root in assigned:
+            continue
+        component = {root}
+        assigned.add(root)
+        pending = [root]
+        while pending:
+            for before in incoming[pending.pop()]:
+                if before not in assigned:
+                    assigned.add(before)
+                    component.add(before)
+                    pending.append(before)
+        if len(component) > 1 or root in outgoing[root]:
+            found.append(component)
+    return found

@@ -11,6 +11,7 @@ from tests.lsp.support import (
     codes,
     open_file,
     replace_all,
+    span_text,
     uri_of,
     wait_for,
     wait_for_codes,
@@ -46,6 +47,23 @@ colors = (
         next="done",
     )
     .step("done", prompt="Merci.", next=terminal)
+    .build()
+)
+"""
+
+# An unguarded loop ask -> check -> ask (and a semantic-only finding on "done", so a test
+# knows when the worker's results are in).
+LOOP_SKILL = """from skillkit_core import branch, skill, terminal
+
+loop = (
+    skill(name="loop", entry="ask", description="Ask until it is clear.")
+    .step("ask", prompt="Ask the question again.", next="check")
+    .step(
+        "check",
+        prompt="Is it clear now?",
+        next=[branch("ask", when=lambda ctx: True), branch("done")],
+    )
+    .step("done", prompt="Use AskUserQuestion to say thanks.", next=terminal)
     .build()
 )
 """
@@ -92,6 +110,35 @@ async def test_missing_enum_value_fix_extends_the_literal(client: LanguageClient
     assert 'color: Literal["red", "green", "blue"]' in fixed
 
 
+async def test_cycle_guard_fix_adds_a_limit_and_a_way_out(client: LanguageClient) -> None:
+    folder = client.root / "loop"
+    folder.mkdir(exist_ok=True)
+    path = folder / "loop_skill.py"
+    path.write_text(LOOP_SKILL, encoding="utf-8")
+    uri = open_file(client, path)
+    found = await wait_for_codes(client, uri, {"cycle-guard", "no-host-tool-names"})
+    assert codes(client, uri).count("cycle-guard") == 1  # syntax and semantic agree once
+    cycle = _one(found, "cycle-guard")
+    assert span_text(LOOP_SKILL, cycle.range, client.encoding) == '"ask"'
+    assert cycle.severity == types.DiagnosticSeverity.Warning
+    assert "steps 'ask', 'check' form a cycle" in cycle.message
+    actions = await _actions(client, uri, cycle)
+    fix = actions[0]
+    assert fix.title == "Limit 'ask' and leave the loop for 'done'" and fix.is_preferred
+    fixed = apply_text_edits(LOOP_SKILL, fix.edit.changes[uri], client.encoding)
+    assert fixed == LOOP_SKILL.replace(
+        'next="check")', 'next="check", max_visits=10, on_max_visits="done")'
+    )
+    replace_all(client, uri, fixed, 2)
+    # Both layers agree on the new text (the semantic finding is back, the loop's is not).
+    await wait_for(
+        lambda: (
+            "cycle-guard" not in (found := codes(client, uri)) and "no-host-tool-names" in found
+        ),
+        what="the loop to be guarded",
+    )
+
+
 async def test_ignore_action_silences_the_rule_on_that_line(client: LanguageClient) -> None:
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
@@ -119,6 +166,27 @@ async def test_skill_md_fixes_and_ignores(client: LanguageClient) -> None:
     ignore = (await _actions(client, uri, link))[-1]
     silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
     assert "<!-- skillkit: ignore[broken-link] -->\nRead [the guide]" in silenced
+
+
+async def test_name_folder_mismatch_fix_renames_the_skill_after_its_folder(
+    client: LanguageClient,
+) -> None:
+    folder = client.root / "pdf"
+    folder.mkdir(exist_ok=True)
+    text = "---\nname: pdf-tools\ndescription: Reads PDF files. Use for PDFs.\n---\n\n# PDF\n"
+    path = folder / "SKILL.md"
+    path.write_text(text, encoding="utf-8")
+    uri = open_file(client, path)
+    found = await wait_for_codes(client, uri, {"name-folder-mismatch"})
+    mismatch = _one(found, "name-folder-mismatch")
+    actions = await _actions(client, uri, mismatch)
+    fix = actions[0]
+    assert fix.title == "Rename the skill to 'pdf' to match its folder" and fix.is_preferred
+    assert list(fix.edit.changes) == [uri]
+    fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
+    assert fixed == text.replace("name: pdf-tools\n", "name: pdf\n")
+    replace_all(client, uri, fixed, 2)
+    await wait_for(lambda: "name-folder-mismatch" not in codes(client, uri), what="the fix")
 
 
 async def test_a_script_that_is_not_open_gets_its_shebang_fix(client: LanguageClient) -> None:

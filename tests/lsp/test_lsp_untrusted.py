@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.support import codes, open_file, wait_for_codes
+from tests.lsp.support import codes, open_file, span_text, wait_for_codes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -22,4 +22,35 @@ async def test_settings_cannot_turn_execution_on(client: LanguageClient) -> None
     await wait_for_codes(client, uri, {"unknown-step"})
     await asyncio.sleep(1.5)
     assert "build-error" not in codes(client, uri)
+    assert not any("analysis worker started" in m.message for m in client.log_messages)
+
+
+LOOP = """from skillkit_core import branch, skill, terminal
+
+loop = (
+    skill(name="loop", entry="a", description="A loop with no limit.")
+    .step("a", prompt="A.", next="b")
+    .step("b", prompt="B.", next=[branch("a", when=lambda ctx: True), branch("end")])
+    .step("end", prompt="End.", next=terminal)
+    .build()
+)
+"""
+
+
+async def test_an_unguarded_cycle_is_reported_by_the_syntax_layer(client: LanguageClient) -> None:
+    folder = client.root / "loop"
+    folder.mkdir(exist_ok=True)
+    path = folder / "loop_skill.py"
+    path.write_text(LOOP, encoding="utf-8")
+    uri = open_file(client, path)
+    found = await wait_for_codes(client, uri, {"cycle-guard"})
+    (cycle,) = [d for d in found if d.code == "cycle-guard"]
+    assert span_text(LOOP, cycle.range, client.encoding) == '"a"'
+    assert cycle.severity == types.DiagnosticSeverity.Warning
+    assert cycle.message == (
+        "steps 'a', 'b' form a cycle with no max_visits/on_max_visits; the implicit limit "
+        "of 10 visits ends the run with an error. Add both to 'a'"
+    )
+    (edit,) = cycle.data["fix"]["edits"]  # the quick fix works without the worker too
+    assert edit["newText"] == ', max_visits=10, on_max_visits="end"'
     assert not any("analysis worker started" in m.message for m in client.log_messages)

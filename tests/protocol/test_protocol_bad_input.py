@@ -75,6 +75,19 @@ def _drop_sidecar(s: Session) -> None:
     next(s.folder.glob("*.snapshot.json")).unlink()
 
 
+def _edit_without_sidecar(old: str, new: str) -> Callable[[Session], None]:
+    """Replace ``old`` (which must be there) by ``new`` in the file, and lose the sidecar
+    that would have shown the edit."""
+
+    def prepare(s: Session) -> None:
+        text = s.file.read_text()
+        assert old in text, old
+        s.file.write_text(text.replace(old, new))
+        _drop_sidecar(s)
+
+    return prepare
+
+
 STATELESS_ADVANCE = ["advance", "--history", "[]"]
 
 CASES = [
@@ -198,6 +211,32 @@ CASES = [
         _session,
         "session",
         prepare=lambda s: (_tamper_history(s), _drop_sidecar(s)),
+    ),
+    # without the sidecar, the file is checked line by line against a re-run of the skill
+    Case(
+        "session-params-edited-no-sidecar",
+        _session,
+        "session",
+        prepare=_edit_without_sidecar('"params":{"env":null}', '"params":{"env":null,"x":1}'),
+    ),
+    Case(
+        "session-prompt-edited-no-sidecar",
+        _session,
+        "session",
+        prepare=_edit_without_sidecar("checks for staging.", "checks for staging, then deploy."),
+    ),
+    Case(
+        "session-output-edited-no-sidecar",
+        _session,
+        "session",
+        prepare=lambda s: (_tamper(s), _drop_sidecar(s)),
+    ),
+    Case(
+        "session-final-output-edited-no-sidecar",
+        _session,
+        "session",
+        prepare=_edit_without_sidecar('"finalOutput":{"url":"u"}', '"finalOutput":{"url":"v"}'),
+        finished=True,
     ),
     Case(
         "session-dir-missing",

@@ -337,3 +337,28 @@ def test_rebuild_replays_without_running_actions(tmp_path: Path) -> None:
     call = session.advance()
     assert call.code == 0, call.describe()
     assert log.read_text().splitlines() == ["prepare", "gate", "gate"]
+
+
+def test_a_rebuild_checks_every_line_and_accepts_an_honest_file(tmp_path: Path) -> None:
+    """Without the sidecar the file is run again line by line: refused outputs, superseded
+    lines and agent junk do not trip it, an edited result does, naming the line."""
+    session = _at_verify(tmp_path)
+    session.write_output("verify", {"safe": True})
+    assert session.advance().code == 0  # a validation error line
+    session.write_output("verify", {"blockers": "x"})
+    session.write_output("verify", VERIFY)  # supersedes the line before it
+    assert session.advance().code == 0
+    honest = session.file.read_bytes()
+    _sidecar(session).unlink()
+    edited = honest.replace(b"Execute the deployment.", b"Deploy to production now.")
+    session.file.write_bytes(edited)
+    refused = session.advance("--step", "deploy", "--output", '{"url": "u"}')
+    assert refused.code == 1 and refused.json["error"] == "session", refused.describe()
+    number = len(session.lines())
+    assert f"line {number}: this result is not what the skill produces" in refused.json["message"]
+    assert "'prompt'" in refused.json["message"]
+    assert session.file.read_bytes() == edited and not _sidecar(session).exists()
+    session.file.write_bytes(honest)
+    call = session.advance("--step", "deploy", "--output", '{"url": "u"}')
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["kind"] == "done"

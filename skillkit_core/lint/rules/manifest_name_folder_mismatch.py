@@ -1,13 +1,17 @@
-"""name-folder-mismatch: ``name`` equals the folder's name (compared after NFKC)."""
+"""name-folder-mismatch: ``name`` equals the folder's name (compared after NFKC).
+
+Safe fix: rewrite the name to the folder's name, when that is itself a valid name.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.spec import normalized
+from skillkit_core.manifest.spec import name_problems, normalized
+from skillkit_core.manifest.yaml_text import scalar
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -25,6 +29,14 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         )
 
 
+def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
+    wanted = folder.folder_name
+    if not wanted or name_problems(wanted) or normalized(wanted) != wanted:
+        return None
+    edit = TextEdit(folder.value_range("name"), scalar(wanted))
+    return Fix(title=f"Rename the skill to '{wanted}' to match its folder", edits=(edit,))
+
+
 RULE = Rule(
     id="name-folder-mismatch",
     severity="error",
@@ -37,5 +49,6 @@ RULE = Rule(
     good="pdf-tools/SKILL.md with name: pdf-tools",
     check=_check,
     target="manifest",
+    fix=_fix,
     spec=True,
 )

@@ -39,7 +39,7 @@ def test_text_groups_by_file_with_positions_and_code_frames(tmp_path: Path) -> N
     assert "  > 2 │ name: PDF_Tools\n" in text
     assert "      │       ^^^^^^^^^\n" in text
     assert f"{skill}:6:9: error [broken-link]" in text
-    assert text.rstrip().endswith("Found 4 errors, 1 warning in 1 target. (2 fixable with --fix)")
+    assert text.rstrip().endswith("Found 4 errors, 1 warning in 1 target. (3 fixable with --fix)")
 
 
 def test_hosts_matrix_lists_each_consumer(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_json_document(tmp_path: Path) -> None:
         "errors": 4,
         "warnings": 1,
         "info": 0,
-        "fixable": 2,
+        "fixable": 3,
         "suppressed": 0,
         "exit_code": 1,
     }

@@ -56,6 +56,7 @@ def test_fixable_rules() -> None:
     fixable = {rule.id for rule in RULES if rule.fixable}
     assert fixable >= {
         "name-format",
+        "name-folder-mismatch",
         "script-shebang",
         "frontmatter-invalid-yaml",
         "yaml-typed-scalar",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skillkit_core.lint.check_folder import check_folder
 from skillkit_core.lint.diagnostic import SourceRange, TextEdit
 from skillkit_core.lint.fixing import apply_edits, apply_fixes
@@ -23,6 +25,31 @@ def test_name_fix_rewrites_the_name_in_spec_form(tmp_path: Path) -> None:
     apply_fixes(check_folder(root).diagnostics)
     assert (root / "SKILL.md").read_text().startswith("---\nname: pdf-tools\n")
     assert check(root) == []
+
+
+def test_name_folder_fix_renames_the_skill_after_its_folder(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
+    (fix,) = fixes_of(root, "name-folder-mismatch")
+    assert fix.title == "Rename the skill to 'pdf' to match its folder"
+    assert fix.edits == (TextEdit(SourceRange(1, 6, 1, 15), "pdf"),)
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "SKILL.md").read_text().startswith("---\nname: pdf\n")
+    assert check(root) == []
+
+
+def test_name_folder_fix_also_clears_a_badly_formed_name(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="PDF_Tools")})
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "SKILL.md").read_text().startswith("---\nname: pdf\n")
+    assert check(root) == []
+
+
+@pytest.mark.parametrize("folder", ["PDF_Tools", "pdf--tools", "-pdf"])
+def test_no_name_folder_fix_when_the_folder_name_is_not_a_valid_name(
+    tmp_path: Path, folder: str
+) -> None:
+    root = make_skill(tmp_path, folder, {"SKILL.md": skill_md(name="pdf-tools")})
+    assert fixes_of(root, "name-folder-mismatch") == [None]
 
 
 def test_quoting_fix_repairs_a_description_with_a_colon(tmp_path: Path) -> None:

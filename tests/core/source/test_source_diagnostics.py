@@ -160,3 +160,99 @@ def test_findings_come_in_document_order() -> None:
     )
     lines = [line for _, _, line, _ in findings(text)]
     assert lines == sorted(lines) and len(lines) == 2
+
+
+LOOP = HEADER + (
+    "flow = (\n"
+    '    skill(name="s", entry="a", description="d")\n'
+    '    .step("a", prompt="A", next="b")\n'
+    "    .step(\n"
+    '        "b",\n'
+    '        prompt="B",\n'
+    '        next=[branch("a", when=lambda c: True), branch("done")],\n'
+    "    )\n"
+    '    .step("done", prompt="D", next=terminal)\n'
+    "    .build()\n"
+    ")\n"
+)
+
+
+def test_an_unguarded_cycle_is_reported_without_running_code() -> None:
+    (diagnostic,) = structural_diagnostics(index_source(LOOP), file="loop.py")
+    assert (diagnostic.rule, diagnostic.severity, diagnostic.step) == (
+        "cycle-guard",
+        "warning",
+        "a",
+    )
+    assert diagnostic.range == SourceRange(4, 10, 4, 13)
+    assert diagnostic.message == (
+        "steps 'a', 'b' form a cycle with no max_visits/on_max_visits; the implicit limit "
+        "of 10 visits ends the run with an error. Add both to 'a'"
+    )
+    assert diagnostic.fix is not None
+    assert diagnostic.fix.title == "Limit 'a' and leave the loop for 'done'"
+    (edit,) = diagnostic.fix.edits
+    assert (edit.range, edit.new_text, edit.file) == (
+        SourceRange(4, 35, 4, 35),
+        ', max_visits=10, on_max_visits="done"',
+        "loop.py",
+    )
+
+
+def test_syntax_cycle_findings_are_the_semantic_rules_findings() -> None:
+    from skillkit_core.lint.load_worker import check_file
+
+    path = Path(__file__).parents[1] / "lint" / "workflow" / "fixtures" / "cycle_guard_bad.py"
+
+    def facts(diagnostics: list) -> list[tuple[object, ...]]:
+        loops = [
+            d
+            for d in diagnostics
+            if d.rule == "cycle-guard"
+            and ("form a cycle" in d.message or "loops back" in d.message)
+        ]
+        return [
+            (
+                d.severity,
+                d.step,
+                d.range,
+                d.message,
+                d.fix.title if d.fix else None,
+                *((e.range, e.new_text) for e in (d.fix.edits if d.fix else ())),
+            )
+            for d in loops
+        ]
+
+    syntax = facts(structural_diagnostics(index_source(path.read_text(encoding="utf-8"))))
+    assert len(syntax) == 2  # 'poll' loops on itself; 'draft'/'review' lack on_max_visits
+    assert syntax == facts(check_file(path).diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('next="b")', 'next="b", max_visits=3, on_max_visits="done")'),
+        ('next="b")', 'next=lambda ctx: "b")'),
+        ('next="b")', 'next="b" if FAST else "done")'),
+        ('.step("a", prompt="A", next="b")', '.extend("a", template, prompt="A", next="b")'),
+        ('branch("a", when', 'branch("x", when'),
+    ],
+)
+def test_no_cycle_finding_where_syntax_cannot_be_sure_of_the_loop(old: str, new: str) -> None:
+    assert old in LOOP
+    assert "cycle-guard" not in [rule for rule, *_ in findings(LOOP.replace(old, new, 1))]
+
+
+def test_a_self_loop_with_max_visits_only_asks_for_on_max_visits() -> None:
+    text = HEADER + (
+        'flow = (skill(name="s", entry="poll")\n'
+        '    .step("poll", next=[branch("poll", when=lambda c: True), branch("end")], '
+        "max_visits=3)\n"
+        '    .step("end", next=terminal))\n'
+    )
+    (diagnostic,) = structural_diagnostics(index_source(text))
+    assert diagnostic.message.startswith(
+        "step 'poll' loops back to itself; 'poll' has max_visits=3 but no on_max_visits"
+    )
+    assert diagnostic.fix is not None
+    assert [e.new_text for e in diagnostic.fix.edits] == [', on_max_visits="end"']

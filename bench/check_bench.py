@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--folders", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    skillkit = [sys.executable, "-m", "skillkit_core.cli"]
+    skillkit = [sys.executable, "-m", "skillkit_core"]
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp) / "skills"
         generate(root, args.folders)

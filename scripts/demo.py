@@ -27,7 +27,7 @@ OUT = Path(os.environ.get("SKILLKIT_DEMO_OUT") or ROOT / "build" / "demo")
 def skillkit(title: str, *args: str) -> int:
     """Run one ``skillkit`` command, as a user would, under a heading."""
     print(f"\n== skillkit {title}", flush=True)
-    done = subprocess.run([sys.executable, "-m", "skillkit_core.cli", *args], cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "skillkit_core", *args], cwd=ROOT)
     return done.returncode
 
 

@@ -366,26 +366,7 @@ def build(
     print_summary(result, Console(highlight=False))
 
 
-def main() -> None:
-    """Console-script entry point."""
-    import sys
-
-    if sys.argv[1:2] == ["run"]:
-        # The agent protocol's arguments pass through exactly as given (no option parsing).
-        from skillkit_core.protocol import run_entry
-
-        rest = sys.argv[2:]
-        sys.exit(run_entry(rest[0] if rest else None, rest[1:]))
-
-    # `skillkit check` skips typer: importing it costs more than checking 200 skills.
-    # Help still goes through typer, so `skillkit check --help` looks like every command.
-    words = sys.argv[1:]
-    if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
-        from skillkit_core.lint.check_command import main as check_main
-
-        sys.exit(check_main(words[1:]))
-    app()
-
-
 if __name__ == "__main__":
+    from skillkit_core.entry import main
+
     main()

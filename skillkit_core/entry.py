@@ -1,0 +1,39 @@
+"""The ``skillkit`` console script (and ``python -m skillkit_core``).
+
+``skillkit run`` and ``skillkit check`` are dispatched before typer is imported: importing
+it (and rich) costs more than a protocol step or checking 200 skills. Every other command,
+and ``--help`` everywhere, goes through the typer app in :mod:`skillkit_core.cli`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        sys.exit(_dispatch(sys.argv[1:]))
+    except BrokenPipeError:
+        # The reader went away (`skillkit check | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _dispatch(words: list[str]) -> int | None:
+    if words[:1] == ["run"]:
+        # The agent protocol's arguments pass through exactly as given (no option parsing).
+        from skillkit_core.protocol import run_entry
+
+        rest = words[1:]
+        return run_entry(rest[0] if rest else None, rest[1:])
+    if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
+        from skillkit_core.lint.check_command import main as check_main
+
+        return check_main(words[1:])
+    from skillkit_core.cli import app
+
+    app()
+    return None

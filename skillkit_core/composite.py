@@ -93,7 +93,7 @@ class CompositeEngine:
     ) -> None:
         self.definition = definition
         self.handshake = handshake or Handshake()
-        self.refs = refs if refs is not None else default_refs(definition)
+        self.refs = default_refs(definition, refs)
         self.direct = direct_subskill
         self.sub_name: str | None = None
         self.sub: WorkflowEngine | None = None

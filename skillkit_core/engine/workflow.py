@@ -71,7 +71,7 @@ class WorkflowEngine:
         self.handshake = handshake or Handshake()
         self.graph = analyze(definition, sources=False)
         self.params, self.params_data = validate_params(definition, params)
-        self.refs = refs if refs is not None else default_refs(definition)
+        self.refs = default_refs(definition, refs)
         self.store = Store(definition)
         self.current: str | None = None
         self.finished = False
@@ -641,11 +641,19 @@ def validate_params(definition: SkillDefinition, params: Any) -> tuple[Any, Any]
     return value, definition.params.dump(value)
 
 
-def default_refs(definition: SkillDefinition) -> Any:
-    """References beside the file that defined the skill."""
-    from skillkit_core.refs import ReferenceLoader
+def default_refs(definition: SkillDefinition, refs: Any = None) -> Any:
+    """The references a run reads: ``refs`` when given (an object with ``load`` and
+    ``asset``, or a mapping of file name to text), else the ``references/`` folder beside
+    the file that defined the skill."""
+    if refs is None:
+        from skillkit_core.refs import ReferenceLoader
 
-    return ReferenceLoader.beside(definition.source_file)
+        return ReferenceLoader.beside(definition.source_file)
+    if isinstance(refs, Mapping):
+        from skillkit_core.refs import MappingReferences
+
+        return MappingReferences(dict(refs))
+    return refs
 
 
 def _first_line(error: Exception) -> str:

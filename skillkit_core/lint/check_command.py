@@ -57,8 +57,11 @@ def execute(
 
         console = Console(highlight=False, soft_wrap=True)
         if fix:
-            fixed = len(outcome.files_fixed)
-            console.print(f"Applied {outcome.fixes_applied} fixes in {fixed} files.")
+            fixes, files = outcome.fixes_applied, len(outcome.files_fixed)
+            console.print(
+                f"Applied {fixes} {'fix' if fixes == 1 else 'fixes'} "
+                f"in {files} {'file' if files == 1 else 'files'}."
+            )
         formats.render_text(run, console)
         if hosts:
             formats.render_hosts(run, console)

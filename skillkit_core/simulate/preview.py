@@ -475,7 +475,7 @@ def _topic_preview(
     from skillkit_core.engine.workflow import default_refs
     from skillkit_core.manifest.spec import estimate_tokens
 
-    loader = refs if refs is not None else default_refs(owner)  # type: ignore[arg-type]
+    loader = default_refs(owner, refs)  # type: ignore[arg-type]
     try:
         content = topic_content(owner, topic, loader, handshake)
     except SkillkitError as error:

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from skillkit_core.errors import ReferenceLoadError
+from skillkit_core.errors import ReferenceLoadError, SkillkitError
 from skillkit_core.refs import ReferenceLoader
 
 
@@ -77,3 +77,18 @@ def test_a_skill_folder_reached_through_a_symlink_still_reads(skill_dir, tmp_pat
     link = tmp_path_factory.mktemp("links") / "skill"
     os.symlink(skill_dir, link, target_is_directory=True)
     assert ReferenceLoader(link).load("deep/more.md") == "more"
+
+
+def test_run_skill_takes_references_as_a_plain_mapping() -> None:
+    from skillkit_core import skill, terminal
+    from skillkit_core.testing import mock_model, run_skill
+
+    guide = (
+        skill(name="guide", entry="read", description="Reads its guide.")
+        .step("read", prompt=lambda ctx: ctx.refs.load("guide.md"), next=terminal)
+        .build()
+    )
+    result = run_skill(guide, model=mock_model({"read": {}}), refs={"guide.md": "Be brief."})
+    assert result.prompts["read"] == "<prompt>\nBe brief.\n</prompt>"
+    with pytest.raises(SkillkitError, match=r"references file 'guide\.md' not found"):
+        run_skill(guide, model=mock_model({"read": {}}), refs={"other.md": "x"})

@@ -106,7 +106,7 @@ def test_select_ignore_and_pyproject_configuration(tmp_path: Path) -> None:
 def test_fix_rewrites_the_file_and_reports_what_is_left(tmp_path: Path) -> None:
     _project(tmp_path, "unknown_step_bad.py")
     done = skillkit("check", "unknown_step_bad.py", "--fix", cwd=tmp_path)
-    assert "Applied 5 fixes in 1 files." in done.stdout
+    assert "Applied 5 fixes in 1 file." in done.stdout
     assert "Found 1 error in 1 target." in done.stdout
     assert 'next="verify"' in (tmp_path / "unknown_step_bad.py").read_text()
 

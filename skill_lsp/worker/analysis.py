@@ -153,10 +153,10 @@ def describe(names: tuple[str, ...], definition: Any, host: str, tools: tuple[st
 
 
 def _graph(definition: Any, info: dict[str, Any]) -> Any:
-    from skillkit_core.engine.graph import analyze as analyze_graph
+    from skillkit_core.engine.graph_source import analyze_source
 
     try:
-        return analyze_graph(definition)
+        return analyze_source(definition)
     except Exception as error:  # a half-built definition may not form a graph
         info["notes"].append(f"graph analysis failed: {type(error).__name__}: {error}")
         return None

@@ -53,13 +53,18 @@ def _code_strings(code: CodeType) -> Iterator[str]:
             yield from _code_strings(const)
 
 
-def returned_strings(fn: Callable[..., Any], *, sources: bool = False) -> set[str]:
+SourceReader = Callable[[CodeType], "tuple[set[str], bool] | None"]
+"""Reads a callable's returned literals from its source: ``(literals, complete)``, or None
+when it cannot tell (see ``skillkit_core.engine.graph_source``)."""
+
+
+def returned_strings(fn: Callable[..., Any], reader: SourceReader | None = None) -> set[str]:
     """The string constants a ``next`` callable can return, as far as can be told.
 
-    With ``sources=True`` and the callable's file readable, the core's syntax index of
-    that file says which literals the callable returns (a lambda's body, a ``def``'s
-    ``return`` statements); where the index cannot tell them all (``return target``), the
-    bytecode reading below is added. Without it, the compiled code is read: every string
+    With a ``reader`` that knows the callable's source, the literals it returns (a
+    lambda's body, a ``def``'s ``return`` statements) are those; where the source cannot
+    tell them all (``return target``), the bytecode reading below is added. Without one,
+    the compiled code is read: every string
     constant counts, except one that is plainly consumed where it is used (an argument
     of a call, a subscript, an operand of a comparison or operator, an attribute's
     owner), so ``ctx.store.steps.ran("a")`` does not make ``a`` a successor.
@@ -69,10 +74,8 @@ def returned_strings(fn: Callable[..., Any], *, sources: bool = False) -> set[st
     code = getattr(fn, "__code__", None)
     if not isinstance(code, CodeType):
         return set()
-    if sources:
-        from skillkit_core.engine.graph_source import source_returns
-
-        known = source_returns(code)
+    if reader is not None:
+        known = reader(code)
         if known is not None:
             found, complete = known
             return found if complete else found | _bytecode_returns(code)
@@ -236,23 +239,24 @@ class SkillGraph:
         return self.guaranteed.get(step, frozenset())
 
 
-def analyze(definition: SkillDefinition, *, sources: bool = True) -> SkillGraph:
-    """The graph of a definition (cached on the definition).
+def analyze(definition: SkillDefinition, *, reader: SourceReader | None = None) -> SkillGraph:
+    """The graph of a definition (cached on the definition, per reader).
 
-    ``sources=True`` reads the targets of ``next`` callables from their source files
-    where those can be read (see `returned_strings`); the engine passes False: a run
-    must not depend on whether the source is beside it, nor pay for parsing it.
+    The engine reads compiled code only: a run must not depend on whether the source is
+    beside it, nor pay for parsing it. Tooling passes the source reader of
+    ``skillkit_core.engine.graph_source`` (see its ``analyze_source``), which the engine
+    never imports, so neither a run nor a built skill carries tree-sitter.
     """
-    key = "_graph" if sources else "_graph_compiled"
+    key = "_graph" if reader is None else f"_graph_{id(reader):x}"
     cached = definition.__dict__.get(key)
     if cached is None:
-        cached = _build(definition, sources=sources)
+        cached = _build(definition, reader)
         object.__setattr__(definition, key, cached)
     return cached
 
 
 def _step_edges(
-    step: StepDefinition, names: frozenset[str], sources: bool
+    step: StepDefinition, names: frozenset[str], reader: SourceReader | None
 ) -> tuple[list[Edge], list[str], bool]:
     edges: list[Edge] = []
     routes: list[str] = []
@@ -272,7 +276,7 @@ def _step_edges(
         for b in nxt:
             add(b.to, "branch")
     elif callable(nxt) and not isinstance(nxt, Terminal):
-        strings = returned_strings(nxt, sources=sources)
+        strings = returned_strings(nxt, reader)
         hits = [s for s in strings if s in names or s == "self" or _is_route(s)]
         for s in sorted(hits):
             add(s, "dynamic")
@@ -289,14 +293,14 @@ def _is_route(value: str) -> bool:
     return False
 
 
-def _build(definition: SkillDefinition, *, sources: bool) -> SkillGraph:
+def _build(definition: SkillDefinition, reader: SourceReader | None) -> SkillGraph:
     steps = definition.steps
     names = frozenset(steps)
     edges: list[Edge] = []
     routes: dict[str, tuple[str, ...]] = {}
     opaque: set[str] = set()
     for step in steps.values():
-        step_edges, step_routes, step_opaque = _step_edges(step, names, sources)
+        step_edges, step_routes, step_opaque = _step_edges(step, names, reader)
         edges.extend(step_edges)
         routes[step.name] = tuple(dict.fromkeys(step_routes))
         if step_opaque:

@@ -11,9 +11,23 @@ from __future__ import annotations
 
 import os
 from types import CodeType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillkit_core.definitions import SkillDefinition
+    from skillkit_core.engine.graph import SkillGraph
 
 _MAX_FILES = 64
+
+
+def analyze_source(definition: SkillDefinition) -> SkillGraph:
+    """The definition's graph with ``next`` callables read from their source files
+    (what the linter, preview, simulation and graph drawing use)."""
+    from skillkit_core.engine.graph import analyze
+
+    return analyze(definition, reader=source_returns)
+
+
 _cache: dict[str, tuple[tuple[int, int], Any]] = {}
 
 

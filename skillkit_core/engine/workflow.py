@@ -69,7 +69,7 @@ class WorkflowEngine:
             )
         self.definition = definition
         self.handshake = handshake or Handshake()
-        self.graph = analyze(definition, sources=False)
+        self.graph = analyze(definition)
         self.params, self.params_data = validate_params(definition, params)
         self.refs = default_refs(definition, refs)
         self.store = Store(definition)

@@ -97,10 +97,10 @@ class WorkflowContext:
     @cached_property
     def graph(self) -> SkillGraph:
         """The step graph (only for workflow skills)."""
-        from skillkit_core.engine.graph import analyze
+        from skillkit_core.engine.graph_source import analyze_source
 
         assert self.skill is not None, "a reference skill has no step graph"
-        return analyze(self._sharpened())
+        return analyze_source(self._sharpened())
 
     def _sharpened(self) -> SkillDefinition:
         """The definition with ``next`` callables' targets read from the source.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX, SkillDefinition
-from skillkit_core.engine.graph import analyze
+from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.simulate.report import Coverage, GraphEdge, SimulatedRun
 
 
@@ -19,7 +19,7 @@ def coverage(definition: SkillDefinition, runs: Sequence[SimulatedRun]) -> Cover
     found = Coverage()
     skills = [("", definition)] + [(f"{s.name}/", s.definition) for s in definition.subskills]
     for prefix, skill in skills:
-        graph = analyze(skill)
+        graph = analyze_source(skill)
         found.steps += [prefix + name for name in skill.steps]
         found.unreachable_steps += [
             prefix + name for name in skill.steps if name not in graph.reachable

@@ -17,7 +17,7 @@ from skillkit_core.definitions import (
     ReferenceDefinition,
     SkillDefinition,
 )
-from skillkit_core.engine.graph import analyze
+from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.errors import UsageError
 from skillkit_core.simulate.errors import GraphvizError
 from skillkit_core.simulate.transitions import (
@@ -111,7 +111,7 @@ def _cluster_id(name: str) -> str:
 def _add_skill(
     diagram: Diagram, skill: SkillDefinition, *, prefix: str, cluster: str | None
 ) -> None:
-    graph = analyze(skill)
+    graph = analyze_source(skill)
     start, end = f"{prefix}(start)", f"{prefix}(end)"
     diagram.add(Node(start, "start", "start", cluster))
     if skill.entry in skill.steps:

@@ -25,7 +25,8 @@ from skillkit_core.definitions import (
     StepDefinition,
     terminal,
 )
-from skillkit_core.engine.graph import SkillGraph, analyze
+from skillkit_core.engine.graph import SkillGraph
+from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.engine.results import ErrorResult, PromptResult
 from skillkit_core.errors import SkillkitError
 from skillkit_core.hosts import Handshake, normalize_host
@@ -251,7 +252,7 @@ async def _skill_preview(
         problems=list(definition.problems),
         notes=notes,
     )
-    graph = analyze(definition)
+    graph = analyze_source(definition)
     context = _Context(definition, graph, handshake, params, params_source, seed, refs)
     base = _preview_copy(definition, seed)
     for name, step in definition.steps.items():

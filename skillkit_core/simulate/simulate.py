@@ -22,7 +22,7 @@ from typing import Any
 
 from skillkit_core.composite import CompositeEngine, split_step
 from skillkit_core.definitions import SkillDefinition, StepDefinition
-from skillkit_core.engine.graph import analyze
+from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.engine.results import DoneResult, ErrorResult, PromptResult
 from skillkit_core.engine.workflow import WorkflowEngine
 from skillkit_core.hosts import Handshake, normalize_host
@@ -461,7 +461,7 @@ class Simulator:
             return True  # across a route: the dispatcher decides, assume it can
         skill = self.definition if sub is None else self.definition.subskill(sub).definition
         prefix = "" if sub is None else f"{sub}/"
-        successors = analyze(skill).successors
+        successors = analyze_source(skill).successors
         seen, stack = {start}, [start]
         while stack:
             for nxt in successors.get(stack.pop()[len(prefix) :], ()):

@@ -2,6 +2,7 @@
 
 from skillkit_core import branch, skill, terminal
 from skillkit_core.engine.graph import analyze
+from skillkit_core.engine.graph_source import analyze_source
 
 
 def onboarding():
@@ -103,22 +104,21 @@ def test_strings_a_next_callable_only_reads_are_not_successors() -> None:
         .step("done", prompt="x", next=terminal)
         .build()
     )
-    for sources in (True, False):
-        graph = analyze(definition, sources=sources)
-        assert set(graph.successors["b"]) == {"done", "c"}, sources
+    for graph in (analyze_source(definition), analyze(definition)):
+        assert set(graph.successors["b"]) == {"done", "c"}
         assert graph.on_cycle == frozenset() and graph.cycles == ()
         assert graph.visit_limit(definition.steps["a"]) is None
         assert graph.guaranteed_before("done") == {"a", "b"}
 
 
 def test_the_source_index_drops_strings_a_def_never_returns() -> None:
-    assert set(analyze(store_reading_router()).successors["c"]) == {"c", "done"}
+    assert set(analyze_source(store_reading_router()).successors["c"]) == {"c", "done"}
     # Compiled code alone cannot tell that the variable `seen` is never returned.
-    assert "a" in analyze(store_reading_router(), sources=False).successors["c"]
+    assert "a" in analyze(store_reading_router()).successors["c"]
 
 
 def test_returns_the_index_cannot_read_fall_back_to_the_compiled_code() -> None:
-    graph = analyze(store_reading_router())
+    graph = analyze_source(store_reading_router())
     assert set(graph.successors["v"]) == {"c", "done"}
     assert "v" not in graph.opaque
 
@@ -147,4 +147,5 @@ def test_the_engine_graph_never_reads_the_source(monkeypatch) -> None:
     monkeypatch.setattr(graph_source, "source_returns", refuse)
     definition = store_reading_router()
     engine = WorkflowEngine(definition)
-    assert engine.graph is analyze(definition, sources=False)
+    assert engine.graph is analyze(definition)
+    assert analyze_source(definition) is not engine.graph

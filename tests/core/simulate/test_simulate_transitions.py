@@ -3,7 +3,7 @@
 from pydantic import BaseModel
 
 from skillkit_core import branch, skill, terminal
-from skillkit_core.engine.graph import analyze
+from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.simulate.transitions import (
     END,
     callable_source,
@@ -63,7 +63,7 @@ def test_every_kind_of_transition_is_described() -> None:
         .step("done", prompt="Done.", response=Flags, next=terminal)
         .build()
     )
-    graph = analyze(definition)
+    graph = analyze_source(definition)
     described = {
         name: [t.describe() for t in step_transitions(step, graph)]
         for name, step in definition.steps.items()

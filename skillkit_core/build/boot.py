@@ -10,16 +10,21 @@ the command line to the protocol.
 Why unpack the Python files instead of importing them from the zip: zipimport opens the
 archive, seeks and inflates for every module, which costs tens of milliseconds over the
 few hundred modules a call imports; the normal importer reading cached bytecode from a
-folder does not. The zip stays on ``sys.path`` behind the folder.
+folder does not. The folders go on ``sys.path`` behind the standard library, with a
+finder that sends the bundle's own top-level names straight to them (:func:`import_from`),
+and the code that ``dataclasses`` and ``typing`` compile from generated text is cached
+beside them (:class:`CodeCache`), as ``__pycache__`` caches the modules' bytecode.
 
-Only ``os`` and ``sys`` are used on the common path; ``zipfile`` and friends are imported
-on the one call that extracts. Failures print the protocol's JSON ``error`` result, never
-a traceback (unless ``SKILLKIT_DEBUG=1``).
+Beyond what the skill imports anyway, the common path uses only ``os``, ``sys`` and
+``marshal``; ``zipfile`` and friends are imported on the one call that extracts.
+Failures print the protocol's JSON ``error`` result, never a traceback (unless
+``SKILLKIT_DEBUG=1``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import sys
 from typing import Any, NoReturn
@@ -44,20 +49,71 @@ def run(config: dict[str, Any]) -> NoReturn:
     os.environ.setdefault("SKILL_DIR", os.path.dirname(os.path.dirname(archive)))
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     native = config.get("native") or {}
+    native_dirs = []
     if native:
         key = f"{target_id()}-cp{sys.version_info[0]}{sys.version_info[1]}"
         digests = native.get(key)
         if digests is None:
             fail("platform", _unsupported(config, key, version))
-        for digest in digests:
-            sys.path.insert(0, extracted(archive, digest, native_member(digest)))
-    sys.path.insert(0, extracted(archive, config["pure"], PURE_MEMBER))
+        native_dirs = [extracted(archive, d, native_member(d)) for d in digests]
+    python_dir = extracted(archive, config["pure"], PURE_MEMBER)
+    import_from([python_dir, *native_dirs], archive)
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
+    code_cache = CodeCache(code_cache_path(python_dir))
+    code_cache.install()
     definition, main = _load(config)
     gc.freeze()
     gc.enable()
-    finish(main(definition, sys.argv[1:]))
+    code = main(definition, sys.argv[1:])
+    code_cache.save()
+    finish(code)
+
+
+def import_from(folders: list[str], archive: str) -> None:
+    """Make the unpacked ``folders`` importable, ahead of everything else for the names
+    they hold.
+
+    A :class:`BundleFinder` placed just before the path search sends each top-level
+    name found in the folders straight to its folder(s), so the bundle wins over the
+    standard library as if it came first on ``sys.path``. The folders themselves (and
+    the pyz, which holds nothing left to import) go to the end of ``sys.path``: the
+    hundred-odd standard-library imports of a call then no longer look through each of
+    them first (a ``stat`` and a lookup per folder and import). ``importlib.metadata``
+    still finds the bundle's distributions on ``sys.path``."""
+    from importlib.machinery import PathFinder
+
+    index: dict[str, list[str]] = {}
+    for folder in folders:
+        for entry in os.listdir(folder):
+            name = entry.partition(".")[0]
+            if name.isidentifier():
+                index.setdefault(name, []).append(folder)
+    rest = [entry for entry in sys.path if os.path.abspath(entry) != archive]
+    sys.path[:] = [*rest, *folders, archive]
+    at = sys.meta_path.index(PathFinder) if PathFinder in sys.meta_path else len(sys.meta_path)
+    sys.meta_path.insert(at, BundleFinder(index))
+
+
+class BundleFinder:
+    """Finds a top-level module of the bundle in the folders that hold it (a namespace
+    package may span several); everything else is left to the path search."""
+
+    def __init__(self, index: dict[str, list[str]]) -> None:
+        from importlib.machinery import PathFinder
+
+        self.index = index
+        self.path_finder = PathFinder
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if path is None:
+            folders = self.index.get(name)
+            if folders:
+                return self.path_finder.find_spec(name, folders, target)
+        return None
+
+    def invalidate_caches(self) -> None:
+        """Nothing cached here (the path finders keep their own caches)."""
 
 
 def finish(code: int) -> NoReturn:
@@ -138,6 +194,107 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
         import importlib
 
         return importlib.import_module(name)
+
+
+def code_cache_path(python_dir: str) -> str:
+    """Where the :class:`CodeCache` of an unpacked bundle lives, per interpreter."""
+    return os.path.join(python_dir, f"_skillkit_code.{sys.implementation.cache_tag}.bin")
+
+
+class CodeCache:
+    """Compiled code for the source text that ``dataclasses`` and ``typing`` generate and
+    compile on every start: each dataclass's ``__init__``, ``__repr__``, ``__eq__``… is
+    written out as text and passed to ``exec``, and each string annotation becomes a
+    ``ForwardRef`` that is compiled. pydantic, annotated_types and skillkit define about
+    ninety dataclasses and pydantic-core about ninety ``TypedDict`` classes on the way
+    to a step, so parsing and compiling that text is a quarter of a call's work, redone
+    by every process although the text never changes.
+
+    Like ``__pycache__`` for modules, this keeps the code objects in a file beside the
+    unpacked bundle (one per interpreter), keyed by the exact text, file name and mode:
+    a hit runs the very code compiling the text would give (both modules compile with
+    no inherited ``__future__`` flags). It is installed as each module's own global
+    ``exec``/``compile``, so nothing outside those two modules sees it. A miss compiles
+    as usual and is saved when the call ends; an unreadable file is ignored."""
+
+    LIMIT = 10_000
+    """Entries kept at most, so text that differs on every call cannot grow the file."""
+
+    def __init__(self, path: str) -> None:
+        import builtins
+
+        self.path = path
+        self.header = b"skillkit-code\0" + sys.hexversion.to_bytes(4, "little")
+        self.table: dict[tuple[str, str, str], Any] = {}
+        self.added = False
+        self._exec = builtins.exec
+        self._compile = builtins.compile
+        with (
+            contextlib.suppress(OSError, EOFError, ValueError, TypeError),
+            open(path, "rb") as handle,
+        ):
+            data = handle.read()  # one read: marshal.load(handle) reads per object
+            if data.startswith(self.header):
+                table = marshal.loads(memoryview(data)[len(self.header) :])
+                if type(table) is dict:
+                    self.table = table
+
+    def install(self) -> None:
+        """Give ``dataclasses`` and ``typing`` the cached ``exec`` and ``compile``."""
+        import dataclasses
+        import typing
+
+        dataclasses.exec = self.exec  # type: ignore[attr-defined]
+        typing.compile = self.compile  # type: ignore[attr-defined]
+
+    def code(self, source: str, filename: str, mode: str) -> Any:
+        """The code object of ``source``, compiled once per interpreter and bundle."""
+        key = (source, filename, mode)
+        found = self.table.get(key)
+        if found is None:
+            found = self._compile(source, filename, mode, dont_inherit=True)
+            if len(self.table) < self.LIMIT:
+                self.table[key] = found
+                self.added = True
+        return found
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        if globals is None:  # the caller's namespace, as the builtin would use
+            frame = sys._getframe(1)
+            globals, locals = frame.f_globals, frame.f_locals if locals is None else locals
+        if type(source) is str:
+            source = self.code(source, "<string>", "exec")
+        self._exec(source, globals, locals)
+
+    def compile(
+        self,
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        optimize: int = -1,
+        **options: Any,
+    ) -> Any:
+        plain = flags == 0 and optimize == -1 and not options
+        if plain and type(source) is str and type(filename) is str:
+            return self.code(source, filename, mode)
+        # The modules it serves use no __future__ import: inheriting adds no flags.
+        return self._compile(source, filename, mode, flags, True, optimize, **options)
+
+    def save(self) -> None:
+        """Write the table if this call compiled something new (atomically: concurrent
+        calls each write a whole file; the last one wins)."""
+        if not self.added:
+            return
+        partial = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            with open(partial, "wb") as handle:
+                handle.write(self.header + marshal.dumps(self.table))
+            os.replace(partial, self.path)
+        except (OSError, ValueError):  # a read-only cache: the next call compiles again
+            with contextlib.suppress(OSError):
+                os.remove(partial)
 
 
 def target_id() -> str:

@@ -133,7 +133,9 @@ def build_pyz(
     members[boot.PURE_MEMBER] = pure_zip
     for digest, native_zip in native_zips.items():
         members[boot.native_member(digest)] = native_zip
-    data = deterministic_zip(members, stored=lambda name: name.endswith(".zip"))
+    # Nothing compressed: the nested zips are compressed inside, and zipimport would
+    # import zlib and inflate __main__ and the boot code on every call.
+    data = deterministic_zip(members, stored=lambda _name: True)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_bytes(data)
     result.size = len(data)

@@ -24,7 +24,9 @@ from skillkit_core.definitions import (
     Terminal,
 )
 from skillkit_core.errors import BuildError
+from skillkit_core.hosts import Handshake
 from skillkit_core.manifest.spec import SPEC_KEYS
+from skillkit_core.protocol.mcp_tools import SkillTools
 
 Definition = SkillDefinition | ReferenceDefinition
 Protocol = str  # "session" or "stateless"
@@ -93,10 +95,9 @@ def split_tools(text: str) -> list[str]:
 
 
 def mcp_tool_names(definition: Definition) -> list[str]:
-    """The MCP tools ``scripts/run mcp`` serves for this skill."""
-    if isinstance(definition, ReferenceDefinition):
-        return ["topics", "topic"]
-    return ["start", "advance", *(["topic"] if definition.topics else [])]
+    """The MCP tools ``scripts/run mcp`` serves for this skill: the names its server
+    lists (the server's own decision, not a copy of it)."""
+    return [spec.name for spec in SkillTools(definition, Handshake()).specs()]
 
 
 def frontmatter_fields(definition: Definition, version: str) -> list[tuple[str, Any]]:
@@ -208,7 +209,9 @@ def _location_note(name: str) -> str:
 
 def _workflow_usage(definition: SkillDefinition, protocol: Protocol) -> list[str]:
     name = definition.name
-    topic_tool = ", and `topic` to read a topic" if definition.topics else ""
+    topic_tool = (
+        ", and `topics` to list the topics and `topic` to read one" if definition.topics else ""
+    )
     parts = [
         "## How to run it\n",
         "This skill is a workflow run by a small program. It gives you one step at a time: "

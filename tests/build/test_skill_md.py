@@ -18,7 +18,9 @@ from skillkit_core.build.skill_md import (
     parameter_rows,
     render_skill_md,
 )
+from skillkit_core.hosts import Handshake
 from skillkit_core.loader import load_entry
+from skillkit_core.protocol.mcp_tools import SkillTools
 from tests.build.conftest import ENTRIES
 from tests.golden_util import assert_golden
 from tests.protocol.support import DEPLOY_CHECK, HELP_DESK, REPO_DOCTOR
@@ -127,11 +129,33 @@ def test_frontmatter_has_the_defaults_and_the_author_fields() -> None:
 def test_version_zero_is_left_out_and_composites_and_references_get_their_tools() -> None:
     fields = dict(frontmatter_fields(load_entry(HELP_DESK), "0.0.0"))
     assert "metadata" not in fields
-    assert "mcp__help-desk__topic" in fields["allowed-tools"]
+    assert fields["allowed-tools"] == [
+        "Bash(scripts/run *)",
+        "Bash(*/help-desk/scripts/run *)",
+        "Read",
+        "mcp__help-desk__start",
+        "mcp__help-desk__advance",
+        "mcp__help-desk__topics",
+        "mcp__help-desk__topic",
+    ]
     book = reference(name="book", description="Terms.").topic("t", label="T", content="x").build()
     tools = dict(frontmatter_fields(book, "0.0.0"))["allowed-tools"]
-    assert tools[-2:] == ["mcp__book__topics", "mcp__book__topic"]
-    assert "mcp__book__start" not in tools
+    assert tools == [
+        "Bash(scripts/run *)",
+        "Bash(*/book/scripts/run *)",
+        "Read",
+        "mcp__book__topics",
+        "mcp__book__topic",
+    ]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: Path(e).stem)
+def test_allowed_mcp_tools_are_the_tools_the_mcp_server_lists(entry: str) -> None:
+    definition = load_entry(entry)
+    served = [spec.name for spec in SkillTools(definition, Handshake()).specs()]
+    tools = dict(frontmatter_fields(definition, "0.0.0"))["allowed-tools"]
+    prefix = f"mcp__{definition.name}__"
+    assert [t.removeprefix(prefix) for t in tools if t.startswith(prefix)] == served
 
 
 class Address(BaseModel):

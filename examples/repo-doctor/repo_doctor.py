@@ -1,5 +1,6 @@
-"""repo-doctor: diagnose a repository, fix what fails (recording each fix with an
-action), and report. Shows actions, ``save``, sub-stores and a prompt-less routing gate."""
+"""repo-doctor: diagnose a repository, fix what fails once the user approves (recording each
+fix with an action), and report. Shows actions, ``save``, sub-stores, a prompt-less routing
+gate and a destructive confirm before the skill changes any files."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,10 @@ class Check(BaseModel):
 
 class Diagnosis(BaseModel):
     checks: list[Check]
+
+
+class Approval(BaseModel):
+    approved: bool
 
 
 class Remedy(BaseModel):
@@ -91,7 +96,21 @@ repo_doctor = (
     )
     .step(
         "gate",
-        next=lambda ctx: "remediate" if _failing(ctx) else "report-clean",
+        next=lambda ctx: "confirm-fixes" if _failing(ctx) else "report-clean",
+    )
+    .step(
+        "confirm-fixes",
+        prompt=lambda ctx: [
+            act.confirm(
+                f"Edit the files of {ctx.params.repo_path} to fix {', '.join(_failing(ctx))}? "
+                "This changes the repository in place; uncommitted work in those files can be "
+                "overwritten.",
+                destructive=True,
+            ),
+            "Answer with approved true only if the user said yes.",
+        ],
+        response=Approval,
+        next=[branch("remediate", when=lambda ctx: ctx.response.approved), branch("report")],
     )
     .step(
         "remediate",

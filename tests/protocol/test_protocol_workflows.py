@@ -98,6 +98,7 @@ SCENARIOS = [
                     {"name": "readme", "status": "pass"},
                 ]
             },
+            "confirm-fixes": {"approved": True},
             "remediate": [{"fixed": ["ci"]}, {"fixed": ["lint"]}],
             "review": {"approved": True, "findings": []},
             "report": {"summary": "all fixed"},

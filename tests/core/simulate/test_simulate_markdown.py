@@ -13,7 +13,11 @@ def test_fences_outgrow_the_backticks_inside() -> None:
 
 
 def test_a_transcript_shows_the_wire_the_response_and_what_happened(repo_doctor) -> None:
-    report = simulate(repo_doctor, "claude-code", choose={"diagnose.checks.0.status": "fail"})
+    report = simulate(
+        repo_doctor,
+        "claude-code",
+        choose={"diagnose.checks.0.status": "fail", "confirm-fixes.approved": True},
+    )
     text = simulation_markdown(report)
     assert text.startswith("# Simulation of `repo-doctor` on claude-code")
     first = report.runs[0].turns[0]
@@ -21,19 +25,24 @@ def test_a_transcript_shows_the_wire_the_response_and_what_happened(repo_doctor)
     assert '"preamble": "The skill `repo-doctor` is a workflow' in text
     assert "(generated from its output schema, not run)" in text
     assert "`remediate` reached its visit limit, so its on_max_visits applied" in text
-    assert '`gate` → `remediate` (`"remediate" if _failing(ctx)' in text
-    assert "- Path: diagnose → gate → remediate → remediate → remediate → review → report" in text
+    assert '`gate` → `confirm-fixes` (`"confirm-fixes" if _failing(ctx)' in text
+    assert (
+        "- Path: diagnose → gate → confirm-fixes → remediate → remediate → remediate → review"
+        " → report" in text
+    )
     assert "### Done" in text
 
 
 def test_all_paths_markdown_lists_paths_and_what_was_never_covered(repo_doctor) -> None:
     text = simulation_markdown(simulate(repo_doctor, all_paths=True))
-    assert "2 distinct path(s) (every alternative explored)." in text
+    assert "3 distinct path(s) (every alternative explored)." in text
+    assert "| 2 | diagnose → gate → confirm-fixes → report | done |" in text
     assert (
-        "| 2 | diagnose → gate → remediate → remediate → remediate → review → report | done |"
+        "| 3 | diagnose → gate → confirm-fixes → remediate → remediate → remediate → review → "
+        "report | done | diagnose: checks.0.status=\"fail\"; confirm-fixes: approved=true |"
         in text
     )
-    assert "- Transitions: 6 of 7 taken\n  - never taken: `remediate` → `review` (branch)" in text
+    assert "- Transitions: 8 of 9 taken\n  - never taken: `remediate` → `review` (branch)" in text
 
 
 def test_json_carries_the_same_report(deploy_check) -> None:

@@ -81,6 +81,7 @@ def test_get_to_know_you_simulation_matches_run_skill_through_loops(get_to_know_
 def test_repo_doctor_with_real_actions_matches_run_skill_exactly(repo_doctor, tmp_path) -> None:
     responses = {
         "diagnose": {"checks": CHECKS},
+        "confirm-fixes": {"approved": True},
         "remediate": [{"fixed": ["ci"]}, {"fixed": ["tests"]}],
         "review": {"approved": True, "findings": []},
         "report": {"summary": "all fixed"},
@@ -101,6 +102,7 @@ def test_repo_doctor_with_real_actions_matches_run_skill_exactly(repo_doctor, tm
 def test_actions_do_not_run_without_run_actions_and_say_so(repo_doctor, tmp_path) -> None:
     responses = {
         "diagnose": {"checks": CHECKS},
+        "confirm-fixes": {"approved": True},
         "remediate": [{"fixed": []}] * 3,
         "review": {"approved": False, "findings": ["nothing changed"]},
         "report": {"summary": "still failing"},
@@ -115,7 +117,7 @@ def test_actions_do_not_run_without_run_actions_and_say_so(repo_doctor, tmp_path
     actions = [a for turn in run.turns for a in turn.actions]
     assert len(actions) == 3 and all(a.generated for a in actions)
     assert set(actions[0].result) == {"log_path", "entries"}
-    completed = run.turns[2].received["completed"]
+    completed = run.turns[3].received["completed"]
     assert completed.get("step") == "remediate"
     assert completed["actionResult"] == actions[0].result
     assert any("actions were not run" in note for note in report.notes)
@@ -242,9 +244,9 @@ def test_path_steers_branches_and_loops(get_to_know_you, repo_doctor) -> None:
     assert run.path[: len(path)] == path
     assert run.status == "done"
     # The prompt-less gate may be left out of the path.
-    path = ["diagnose", "remediate", "remediate", "remediate", "review"]
+    path = ["diagnose", "confirm-fixes", "remediate", "remediate", "remediate", "review"]
     run = simulate(repo_doctor, path=path).runs[0]
-    assert run.path[:6] == ["diagnose", "gate", "remediate", "remediate", "remediate", "review"]
+    assert run.path[:7] == ["diagnose", "gate", *path[1:]]
 
 
 def test_impossible_paths_are_clear_errors(deploy_check) -> None:

@@ -39,8 +39,7 @@ def test_all_paths_markdown_lists_paths_and_what_was_never_covered(repo_doctor) 
     assert "| 2 | diagnose → gate → confirm-fixes → report | done |" in text
     assert (
         "| 3 | diagnose → gate → confirm-fixes → remediate → remediate → remediate → review → "
-        "report | done | diagnose: checks.0.status=\"fail\"; confirm-fixes: approved=true |"
-        in text
+        'report | done | diagnose: checks.0.status="fail"; confirm-fixes: approved=true |' in text
     )
     assert "- Transitions: 8 of 9 taken\n  - never taken: `remediate` → `review` (branch)" in text
 

@@ -95,7 +95,11 @@ async def test_verbose_trace_logs_analyses_and_publishes(client: LanguageClient)
         lambda: any(m.message.startswith("analysed ") for m in client.log_messages),
         what="an analysis log line",
     )
-    assert any(f"diagnostics for {uri}" in m.message for m in client.log_messages)
+    # Publishing follows the analysis; its log line may arrive a moment later.
+    await wait_for(
+        lambda: any(f"diagnostics for {uri}" in m.message for m in client.log_messages),
+        what="a publish log line",
+    )
     _change_settings(client, executeCode=False, trace={"server": "off"})
 
 

@@ -8,7 +8,7 @@ language server all read it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Literal
@@ -340,19 +340,28 @@ def _reachable(entry: str, successors: dict[str, tuple[str, ...]]) -> frozenset[
 
 
 def _cycles(successors: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-    """Strongly connected components that contain a cycle (Tarjan, iterative)."""
+    return tuple(tuple(sorted(component)) for component in cyclic_components(successors))
+
+
+def cyclic_components(successors: Mapping[str, Iterable[str]]) -> list[set[str]]:
+    """The strongly connected components of a graph that hold a cycle (a self-loop
+    counts), by Tarjan's algorithm, iteratively; linear in nodes plus edges. Targets that
+    are not keys of ``successors`` are ignored. The engine, the linter and the syntax
+    layer all find loops with this one function."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
     stack: list[str] = []
-    found: list[tuple[str, ...]] = []
-    counter = 0
+    found: list[set[str]] = []
+
+    def targets(node: str) -> Iterator[str]:
+        return (t for t in successors[node] if t in successors)
+
     for root in successors:
         if root in index:
             continue
-        work = [(root, iter(successors[root]))]
-        index[root] = low[root] = counter
-        counter += 1
+        work = [(root, targets(root))]
+        index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
         while work:
@@ -360,11 +369,10 @@ def _cycles(successors: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ..
             child = next(children, None)
             if child is not None:
                 if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
+                    index[child] = low[child] = len(index)
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(successors[child])))
+                    work.append((child, targets(child)))
                 elif child in on_stack:
                     low[node] = min(low[node], index[child])
                 continue
@@ -373,16 +381,16 @@ def _cycles(successors: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ..
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] == index[node]:
-                component = []
+                component: set[str] = set()
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
-                    component.append(member)
+                    component.add(member)
                     if member == node:
                         break
                 if len(component) > 1 or node in successors[node]:
-                    found.append(tuple(sorted(component)))
-    return tuple(found)
+                    found.append(component)
+    return found
 
 
 def _dominators(

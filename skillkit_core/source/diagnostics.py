@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skillkit_core.engine.graph import cyclic_components
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.source.graph import (
     StepGraph,
-    cyclic_components,
     namespace,
     reachable,
     ref_chains,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from skillkit_core.engine.graph import cyclic_components
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.lint.workflow import (
@@ -97,7 +98,7 @@ def _looping(ctx: WorkflowContext) -> set[str]:
     for edge in ctx.graph.edges:
         if edge.kind != "max_visits":
             successors[edge.source].append(edge.target)
-    return set().union(*_loops(successors))
+    return set().union(*cyclic_components(successors))
 
 
 def _on_max_visits_range(ctx: WorkflowContext, step: str):  # type: ignore[no-untyped-def]
@@ -124,7 +125,7 @@ def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     for cycle in graph.cycles:
         members = set(cycle) - guarded
         successors = {n: [m for m in graph.successors[n] if m in members] for n in members}
-        for component in _loops(successors):
+        for component in cyclic_components(successors):
             head = _head(ctx, component, order)
             names = ", ".join(f"'{n}'" for n in sorted(component, key=order.index))
             step = ctx.steps[head]
@@ -144,47 +145,6 @@ def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                     f"'{head}'"
                 )
             yield ctx.diagnostic(RULE, message, step=head, severity="warning")
-
-
-def _loops(successors: dict[str, list[str]]) -> list[set[str]]:
-    """Strongly connected components that contain a cycle (Kosaraju, iterative)."""
-    order: list[str] = []
-    seen: set[str] = set()
-    for root in successors:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(successors[root]))]
-        while stack:
-            node, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                stack.pop()
-                order.append(node)
-            elif child not in seen:
-                seen.add(child)
-                stack.append((child, iter(successors[child])))
-    predecessors: dict[str, list[str]] = {n: [] for n in successors}
-    for node, targets in successors.items():
-        for target in targets:
-            predecessors[target].append(node)
-    assigned: set[str] = set()
-    found: list[set[str]] = []
-    for root in reversed(order):
-        if root in assigned:
-            continue
-        component = {root}
-        assigned.add(root)
-        pending = [root]
-        while pending:
-            for prev in predecessors[pending.pop()]:
-                if prev not in assigned:
-                    assigned.add(prev)
-                    component.add(prev)
-                    pending.append(prev)
-        if len(component) > 1 or root in successors[root]:
-            found.append(component)
-    return found
 
 
 def _head(ctx: WorkflowContext, component: set[str], order: list[str]) -> str:

@@ -3,6 +3,8 @@
 ``skillkit run`` and ``skillkit check`` are dispatched before typer is imported: importing
 it (and rich) costs more than a protocol step or checking 200 skills. Every other command,
 and ``--help`` everywhere, goes through the typer app in :mod:`skillkit_core.cli`.
+``skillkit check`` also runs without the cyclic garbage collector and exits without the
+interpreter's teardown, for the same reason.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ def _dispatch(words: list[str]) -> int | None:
         rest = words[1:]
         return run_entry(rest[0] if rest else None, rest[1:])
     if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
-        from skillkit_core.lint.check_command import main as check_main
+        from skillkit_core.lint.check_command import main_and_exit
 
-        return check_main(words[1:])
+        main_and_exit(words[1:])
     from skillkit_core.cli import app
 
     app()

@@ -31,7 +31,7 @@ class FolderReport:
 def skill_folder_of(path: str | Path) -> Path:
     """The skill folder for ``path``: the path itself, or the folder of a SKILL.md file."""
     target = Path(path)
-    if target.is_file() and target.name.lower() == "skill.md":
+    if target.name.lower() == "skill.md" and target.is_file():
         return target.parent
     return target
 

@@ -126,9 +126,29 @@ def _targets_of(raw: str) -> list[Target]:
         raise UsageError(f"'{raw}': only a .py file takes an ':attr' suffix")
     if _has_manifest(path):
         return [Target("manifest", path)]
-    folders = find_skill_folders(path)
-    workflows = find_workflow_files(path)
+    folders, workflows = _walk(path)
     return [Target("manifest", f) for f in folders] + [Target("workflow", f) for f in workflows]
+
+
+def _walk(root: Path) -> tuple[list[Path], list[Path]]:
+    """:func:`find_skill_folders` and :func:`find_workflow_files` of ``root`` in one walk
+    (a tree of a few hundred skills is listed once, not twice)."""
+    found: list[Path] = []
+    python_files: list[Path] = []
+    for current, folders, names in os.walk(root):
+        if any(name in names for name in _MANIFEST_NAMES):
+            if current == str(root):  # a SKILL.md that is no regular file: walk as before
+                return find_skill_folders(root), find_workflow_files(root)
+            found.append(Path(current))
+            folders[:] = []
+            continue
+        folders[:] = sorted(f for f in folders if f not in _SKIPPED)
+        python_files.extend(Path(current, name) for name in sorted(names) if name.endswith(".py"))
+    if not python_files:
+        return sorted(found), []
+    from skillkit_core.lint.check_workflow import defines_skills
+
+    return sorted(found), [path for path in python_files if defines_skills(path)]
 
 
 def _split_attr(raw: str) -> tuple[str, str | None]:
@@ -184,18 +204,43 @@ CHECKERS: dict[TargetKind, Callable[[Target], TargetReport]] = {
 }
 
 
-def check_targets(targets: Iterable[Target], config: LintConfig) -> CheckRun:
-    """Check every target and apply ``config`` (select/ignore/severity)."""
+def check_targets(
+    targets: Iterable[Target], config: LintConfig, *, workers: int | None = None
+) -> CheckRun:
+    """Check every target and apply ``config`` (select/ignore/severity).
+
+    SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
+    :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
+    the same as checking them one by one.
+    """
     targets = list(targets)
     for target in targets:
         if target.kind not in CHECKERS:
             raise UsageError(
                 f"{target.label}: checking Python skill files is not available in this build"
             )
-    reports = [CHECKERS[target.kind](target) for target in targets]
+    reports = _reports(targets, workers)
     diagnostics = [d for report in reports for d in config.apply(report.diagnostics)]
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
+
+
+def _reports(targets: list[Target], workers: int | None) -> list[TargetReport]:
+    """Each target's report, in order; SKILL.md folders in forked processes when many."""
+    folders = [target for target in targets if target.kind == "manifest"]
+    if workers is None:
+        from skillkit_core.lint.parallel import worker_count
+
+        workers = worker_count(len(folders))
+    if workers <= 1:
+        return [CHECKERS[target.kind](target) for target in targets]
+    from skillkit_core.lint.parallel import map_forked
+
+    done = iter(map_forked(CHECKERS["manifest"], folders, workers))
+    return [
+        next(done) if target.kind == "manifest" else CHECKERS[target.kind](target)
+        for target in targets
+    ]
 
 
 def check_paths(paths: Sequence[str], config: LintConfig | None = None) -> CheckRun:
@@ -229,13 +274,16 @@ def run_check(
     since one fix can reveal another), and the final state is reported.
     """
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
-    from skillkit_core.lint.registry import RULES
 
     if config_file is not None and not config_file.is_file():
         raise UsageError(f"no such configuration file: {config_file}")
     base = load_config(config_file or find_pyproject(Path.cwd()))
     config = merged(base, select=select, ignore=ignore, strict=strict)
-    validate_patterns(config, (rule.id for rule in RULES))
+    if config.select or config.ignore or config.severity:
+        # Only patterns need the rule list (and its Python skill half is imported on use).
+        from skillkit_core.lint.registry import RULES
+
+        validate_patterns(config, (rule.id for rule in RULES))
     targets = collect_targets(paths)
     run = check_targets(targets, config)
     applied, files = 0, set()

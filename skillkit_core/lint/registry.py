@@ -1,8 +1,7 @@
-"""Every lint rule, in one list. Adding a rule is adding its file and one line here."""
+"""Every lint rule, in one list. Adding a rule is adding its file and one line here (in
+:data:`MANIFEST_RULES` or :func:`_workflow_rules`)."""
 
 from __future__ import annotations
-
-import difflib
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.rule import Rule, RuleTarget
@@ -40,27 +39,9 @@ from skillkit_core.lint.rules import (
     manifest_unknown_key,
     manifest_yaml_not_strict,
     manifest_yaml_typed_scalar,
-    workflow_composite_duplicate_subskill,
-    workflow_composite_duplicate_topic,
-    workflow_composite_step_name,
-    workflow_cycle_guard,
-    workflow_dead_end,
-    workflow_duplicate_step,
-    workflow_host_branching_density,
-    workflow_invalid_definition,
-    workflow_load_error,
-    workflow_no_host_tool_names,
-    workflow_orphan_references,
-    workflow_primitive_schema_mismatch,
-    workflow_reference_too_large,
-    workflow_schema_not_serializable,
-    workflow_unguarded_store_access,
-    workflow_unknown_step,
-    workflow_unknown_tool_names,
-    workflow_unreachable_step,
 )
 
-RULES: tuple[Rule, ...] = (
+MANIFEST_RULES: tuple[Rule, ...] = (
     # SKILL.md: the Agent Skills specification
     manifest_skill_md_missing.RULE,
     manifest_skill_md_unreadable.RULE,
@@ -96,28 +77,70 @@ RULES: tuple[Rule, ...] = (
     manifest_script_security.RULE,
     manifest_dynamic_context_security.RULE,
     manifest_secret_literal.RULE,
-    # Workflow: Python skill definitions (checked on the built definition + source)
-    workflow_load_error.RULE,
-    workflow_invalid_definition.RULE,
-    workflow_duplicate_step.RULE,
-    workflow_unknown_step.RULE,
-    workflow_cycle_guard.RULE,
-    workflow_unreachable_step.RULE,
-    workflow_dead_end.RULE,
-    workflow_unguarded_store_access.RULE,
-    workflow_schema_not_serializable.RULE,
-    workflow_primitive_schema_mismatch.RULE,
-    workflow_no_host_tool_names.RULE,
-    workflow_unknown_tool_names.RULE,
-    workflow_host_branching_density.RULE,
-    workflow_composite_step_name.RULE,
-    workflow_composite_duplicate_subskill.RULE,
-    workflow_composite_duplicate_topic.RULE,
-    workflow_orphan_references.RULE,
-    workflow_reference_too_large.RULE,
 )
 
-_BY_ID = {rule.id: rule for rule in RULES}
+# Every rule, manifest rules first. The Python skill rules (and the linter modules they
+# use) are imported on first use of RULES: checking SKILL.md folders never needs them.
+RULES: tuple[Rule, ...]
+
+
+def _workflow_rules() -> tuple[Rule, ...]:
+    from skillkit_core.lint.rules import (
+        workflow_composite_duplicate_subskill,
+        workflow_composite_duplicate_topic,
+        workflow_composite_step_name,
+        workflow_cycle_guard,
+        workflow_dead_end,
+        workflow_duplicate_step,
+        workflow_host_branching_density,
+        workflow_invalid_definition,
+        workflow_load_error,
+        workflow_no_host_tool_names,
+        workflow_orphan_references,
+        workflow_primitive_schema_mismatch,
+        workflow_reference_too_large,
+        workflow_schema_not_serializable,
+        workflow_unguarded_store_access,
+        workflow_unknown_step,
+        workflow_unknown_tool_names,
+        workflow_unreachable_step,
+    )
+
+    return (
+        # Workflow: Python skill definitions (checked on the built definition + source)
+        workflow_load_error.RULE,
+        workflow_invalid_definition.RULE,
+        workflow_duplicate_step.RULE,
+        workflow_unknown_step.RULE,
+        workflow_cycle_guard.RULE,
+        workflow_unreachable_step.RULE,
+        workflow_dead_end.RULE,
+        workflow_unguarded_store_access.RULE,
+        workflow_schema_not_serializable.RULE,
+        workflow_primitive_schema_mismatch.RULE,
+        workflow_no_host_tool_names.RULE,
+        workflow_unknown_tool_names.RULE,
+        workflow_host_branching_density.RULE,
+        workflow_composite_step_name.RULE,
+        workflow_composite_duplicate_subskill.RULE,
+        workflow_composite_duplicate_topic.RULE,
+        workflow_orphan_references.RULE,
+        workflow_reference_too_large.RULE,
+    )
+
+
+def _all_rules() -> tuple[Rule, ...]:
+    rules = globals().get("RULES")
+    if rules is None:
+        rules = MANIFEST_RULES + _workflow_rules()
+        globals()["RULES"] = rules
+    return rules
+
+
+def __getattr__(name: str) -> object:
+    if name == "RULES":
+        return _all_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class UnknownRuleError(UsageError):
@@ -128,14 +151,18 @@ class UnknownRuleError(UsageError):
 
 def get_rule(rule_id: str) -> Rule:
     """The rule with ``rule_id``; raises :class:`UnknownRuleError` naming close ids."""
-    rule = _BY_ID.get(rule_id)
+    by_id = {rule.id: rule for rule in _all_rules()}
+    rule = by_id.get(rule_id)
     if rule is not None:
         return rule
-    close = difflib.get_close_matches(rule_id, _BY_ID, n=3, cutoff=0.6)
+    import difflib
+
+    close = difflib.get_close_matches(rule_id, by_id, n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else "; 'skillkit rules' lists them"
     raise UnknownRuleError(f"unknown lint rule '{rule_id}'{hint}")
 
 
 def rules_for(target: RuleTarget) -> tuple[Rule, ...]:
     """The rules that check ``target`` (``manifest`` or ``workflow``), in registry order."""
-    return tuple(rule for rule in RULES if rule.target == target)
+    rules = MANIFEST_RULES if target == "manifest" else _all_rules()
+    return tuple(rule for rule in rules if rule.target == target)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import (
+    NO_SUPPRESSIONS,
     MarkdownScan,
     Suppressions,
     find_suppressions,
@@ -62,17 +64,22 @@ class SkillFolder:
         self.skill_md = self.parsed.path or str(self.root / SKILL_MD)
         self._texts: dict[str, str | None] = {}
 
+    @cached_property
+    def manifest_name(self) -> str:
+        """The manifest's file name (``SKILL.md``, or ``skill.md`` where that was found)."""
+        return Path(self.skill_md).name
+
     @property
     def folder_name(self) -> str:
         """The folder's own name (of the resolved path, so ``.`` works)."""
         return self.root.name or self.root.resolve().name
 
-    @property
+    @cached_property
     def exists(self) -> bool:
         """True when a SKILL.md (or skill.md) was found and read."""
         return self.parsed.problem("missing-file") is None
 
-    @property
+    @cached_property
     def frontmatter_ok(self) -> bool:
         """True when the frontmatter is a mapping whose keys could be read."""
         parsed = self.parsed
@@ -138,6 +145,8 @@ class SkillFolder:
     @cached_property
     def suppressions(self) -> Suppressions:
         """The ``skillkit: ignore[...]`` markers in SKILL.md."""
+        if "skillkit" not in self.parsed.text:  # every marker names it
+            return NO_SUPPRESSIONS
         return find_suppressions(self.lines)
 
     @cached_property
@@ -232,6 +241,4 @@ class SkillFolder:
 
 
 def _is_regular(mode: int) -> bool:
-    import stat
-
     return stat.S_ISREG(mode)

@@ -72,6 +72,8 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
     fence: str | None = None
     dynamic_block = False
     for index, text in enumerate(lines):
+        if fence is None and not _may_matter(text):
+            continue
         line = first_line + index
         opener = _FENCE.match(text)
         if fence is not None:
@@ -92,6 +94,12 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
             continue
         _scan_prose_line(scan, text, line)
     return scan
+
+
+def _may_matter(text: str) -> bool:
+    """False for a prose line nothing is found in: no fence (``` or ~~~), code span,
+    link, reference definition or path needs one of these characters."""
+    return "`" in text or "~" in text or "]" in text or "/" in text
 
 
 def _closes(opener: re.Match[str] | None, fence: str) -> bool:

@@ -15,12 +15,13 @@ PyYAML is imported only when a frontmatter is actually parsed.
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from skillkit_core.lint.diagnostic import SourceRange
 
@@ -118,6 +119,8 @@ class ParsedSkillMd:
     @property
     def lines(self) -> list[str]:
         """The text's lines without their line breaks (editor line numbering)."""
+        if "\r" not in self.text:  # the common case, without a regex
+            return self.text.split("\n")
         return _LINE_BREAK.split(self.text)
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -473,13 +476,15 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
     files over ``MAX_BYTES`` become problems of the returned value; nothing is raised.
     """
     target = Path(folder_or_file)
-    file = find_skill_md(target) if target.is_dir() else target
-    if file is None or not file.is_file():
-        missing = target / SKILL_MD if target.is_dir() else target
+    folder = target.is_dir()
+    # find_skill_md gives a regular file or None, so a folder's file is not tested again.
+    file = find_skill_md(target) if folder else (target if target.is_file() else None)
+    if file is None:
+        missing = target / SKILL_MD if folder else target
         return _missing(str(missing), f"no {SKILL_MD} found at {missing}")
     try:
         with file.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = _read_at_most(handle, MAX_BYTES + 1)
     except OSError as error:
         message = f"cannot read {file}: {error.strerror or error}"
         problem = ParseProblem("unreadable", message, _ZERO)
@@ -508,6 +513,20 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
 
 
 _ZERO = SourceRange(0, 0, 0, 0)
+
+
+def _read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``handle``. Asks for the file's size first: ``read(limit)``
+    allocates ``limit`` bytes up front, which costs more than reading a small file."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        size = limit
+    want = min(size + 1, limit)
+    data = handle.read(want)
+    if len(data) < want:
+        return data  # the end of the file
+    return data + handle.read(limit - len(data)) if len(data) < limit else data
 
 
 def find_skill_md(folder: Path) -> Path | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
-from pathlib import Path
 
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
@@ -40,7 +39,7 @@ def _is_reference(folder: SkillFolder, relative: str, manifest: str) -> bool:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    manifest = Path(folder.skill_md).name
+    manifest = folder.manifest_name
     first_level = {
         relative
         for relative, _ in _markdown_targets(folder, folder.body_scan, "")

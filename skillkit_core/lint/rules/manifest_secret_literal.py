@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.security import find_secrets
+from skillkit_core.manifest.security import Finding, find_secrets
 
 
-def _scan(text: str, file: str) -> Iterator[LintDiagnostic]:
-    for line, start, end, message in find_secrets(text):
+def _diagnostics(found: list[Finding], file: str) -> Iterator[LintDiagnostic]:
+    for line, start, end, message in found:
         yield RULE.diagnostic(
             f"this line {message}",
             range=SourceRange(line, start, line, end),
@@ -23,14 +22,15 @@ def _scan(text: str, file: str) -> Iterator[LintDiagnostic]:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    yield from _scan(folder.parsed.text, folder.skill_md)
-    manifest = Path(folder.skill_md).name
+    yield from _diagnostics(find_secrets(folder.parsed.text), folder.skill_md)
+    manifest = folder.manifest_name
     for file in folder.files:
         if file.relative == manifest:
             continue
         text = folder.read_text(file)
-        if text is not None:
-            yield from _scan(text, folder.display(file))
+        found = find_secrets(text) if text is not None else []
+        if found:  # the path is spelled out only for a file with findings
+            yield from _diagnostics(found, folder.display(file))
 
 
 RULE = Rule(

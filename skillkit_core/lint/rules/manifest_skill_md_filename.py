@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -11,9 +10,9 @@ from skillkit_core.manifest.folder import SkillFolder
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
-    if folder.exists and Path(folder.skill_md).name != "SKILL.md":
+    if folder.exists and folder.manifest_name != "SKILL.md":
         yield RULE.diagnostic(
-            f"the manifest is named '{Path(folder.skill_md).name}'; name it 'SKILL.md' "
+            f"the manifest is named '{folder.manifest_name}'; name it 'SKILL.md' "
             "(hosts on case-sensitive file systems look for that exact name)",
             file=folder.skill_md,
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillkit_core.engine.graph import cyclic_components
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.lint.workflow import (
@@ -98,6 +97,8 @@ def _looping(ctx: WorkflowContext) -> set[str]:
     for edge in ctx.graph.edges:
         if edge.kind != "max_visits":
             successors[edge.source].append(edge.target)
+    from skillkit_core.engine.graph import cyclic_components
+
     return set().union(*cyclic_components(successors))
 
 
@@ -113,7 +114,7 @@ def _on_max_visits_range(ctx: WorkflowContext, step: str):  # type: ignore[no-un
 
 
 def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
-    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS, cyclic_components
 
     graph = ctx.graph
     order = list(ctx.steps)

@@ -342,25 +342,13 @@ def _cycle_finding(
     order: dict[str, int],
     file: str | None,
 ) -> LintDiagnostic:
-    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+    from skillkit_core.lint.rules.workflow_cycle_guard import unguarded_message
 
     step = steps[head]
     assert step.name_string is not None
-    if len(loop) == 1:
-        what = f"step '{head}' loops back to itself"
-    else:
-        names = ", ".join(f"'{n}'" for n in sorted(loop, key=order.__getitem__))
-        what = f"steps {names} form a cycle"
-    if _has_max_visits(step):
-        message = (
-            f"{what}; '{head}' has max_visits={step.max_visits} but no on_max_visits, "
-            "so reaching the limit ends the run with an error. Add on_max_visits"
-        )
-    else:
-        message = (
-            f"{what} with no max_visits/on_max_visits; the implicit limit of "
-            f"{IMPLICIT_MAX_VISITS} visits ends the run with an error. Add both to '{head}'"
-        )
+    loop_names = sorted(loop, key=order.__getitem__)
+    max_visits = step.max_visits if _has_max_visits(step) else None
+    message = unguarded_message(head, loop_names, max_visits)
     return LintDiagnostic(
         rule=CYCLE_GUARD,
         severity="warning",

@@ -114,7 +114,7 @@ def _on_max_visits_range(ctx: WorkflowContext, step: str):  # type: ignore[no-un
 
 
 def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
-    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS, cyclic_components
+    from skillkit_core.engine.graph import cyclic_components
 
     graph = ctx.graph
     order = list(ctx.steps)
@@ -128,24 +128,30 @@ def _unguarded_cycles(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         successors = {n: [m for m in graph.successors[n] if m in members] for n in members}
         for component in cyclic_components(successors):
             head = _head(ctx, component, order)
-            names = ", ".join(f"'{n}'" for n in sorted(component, key=order.index))
-            step = ctx.steps[head]
-            if len(component) == 1:
-                what = f"step '{head}' {_LOOP_MARKS[0]}"
-            else:
-                what = f"steps {names} {_LOOP_MARKS[1]}"
-            if step.max_visits is not None:
-                message = (
-                    f"{what}; '{head}' has max_visits={step.max_visits} but no on_max_visits, "
-                    "so reaching the limit ends the run with an error. Add on_max_visits"
-                )
-            else:
-                message = (
-                    f"{what} with no max_visits/on_max_visits; the implicit limit of "
-                    f"{IMPLICIT_MAX_VISITS} visits ends the run with an error. Add both to "
-                    f"'{head}'"
-                )
+            loop = sorted(component, key=order.index)
+            message = unguarded_message(head, loop, ctx.steps[head].max_visits)
             yield ctx.diagnostic(RULE, message, step=head, severity="warning")
+
+
+def unguarded_message(head: str, loop: list[str], max_visits: int | None) -> str:
+    """The finding for an unguarded loop (``loop`` in source order, guarded at ``head``);
+    the syntax layer reports the same words before any code runs."""
+    from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
+
+    if len(loop) == 1:
+        what = f"step '{head}' {_LOOP_MARKS[0]}"
+    else:
+        names = ", ".join(f"'{n}'" for n in loop)
+        what = f"steps {names} {_LOOP_MARKS[1]}"
+    if max_visits is not None:
+        return (
+            f"{what}; '{head}' has max_visits={max_visits} but no on_max_visits, "
+            "so reaching the limit ends the run with an error. Add on_max_visits"
+        )
+    return (
+        f"{what} with no max_visits/on_max_visits; the implicit limit of "
+        f"{IMPLICIT_MAX_VISITS} visits ends the run with an error. Add both to '{head}'"
+    )
 
 
 def _head(ctx: WorkflowContext, component: set[str], order: list[str]) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from skillkit_core.engine.graph import cyclic_components
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.source.graph import (
     StepGraph,
@@ -297,6 +296,9 @@ def _guarded(step: StepInfo) -> bool:
 def _chain_cycles(
     index: SourceIndex, graph: StepGraph, steps: dict[str, StepInfo], file: str | None
 ) -> Iterable[tuple[int, LintDiagnostic]]:
+    # The engine package imports pydantic: load it only when a chain has steps to check.
+    from skillkit_core.engine.graph import cyclic_components
+
     order = {name: position for position, name in enumerate(steps)}
     outgoing = {name: graph.outgoing.get(name, ()) for name in steps}
     for cycle in cyclic_components(outgoing):

@@ -103,9 +103,7 @@ class DiagnosticsHub:
                 continue
             override = config.severity.get(finding.rule)
             if override and override != finding.severity:
-                from dataclasses import replace
-
-                finding = replace(finding, severity=override)
+                finding = finding._replace(severity=override)
             kept.append(finding)
         return kept
 

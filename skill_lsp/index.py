@@ -285,7 +285,7 @@ def _shift_item(
             if moved is None:
                 fix = None
                 break
-            edits.append(replace(edit, range=moved))
+            edits.append(edit._replace(range=moved))
         else:
-            fix = replace(fix, edits=tuple(edits))
-    return replace(item, range=where, fix=fix)
+            fix = fix._replace(edits=tuple(edits))
+    return item._replace(range=where, fix=fix)

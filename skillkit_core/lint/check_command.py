@@ -48,6 +48,7 @@ def execute(
             strict=strict or None,
             fix=fix,
             config_file=Path(config) if config else None,
+            hosts=hosts,
         )
     except SkillkitError as error:
         print(f"error[{error.code}]: {error.message}", file=sys.stderr)

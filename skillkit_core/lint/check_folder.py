@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -13,8 +13,7 @@ from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
 
 
-@dataclass(frozen=True)
-class FolderReport:
+class FolderReport(NamedTuple):
     """The result of checking one folder.
 
     ``diagnostics`` are those left after inline suppressions, sorted by file and
@@ -24,7 +23,7 @@ class FolderReport:
 
     folder: SkillFolder
     diagnostics: list[LintDiagnostic]
-    hosts: list[HostVerdict] = field(default_factory=list)
+    hosts: Sequence[HostVerdict] = ()
     suppressed: int = 0
 
 
@@ -37,12 +36,17 @@ def skill_folder_of(path: str | Path) -> Path:
 
 
 def check_folder(
-    path: str | Path, rules: Iterable[Rule] | None = None, *, text: str | None = None
+    path: str | Path,
+    rules: Iterable[Rule] | None = None,
+    *,
+    text: str | None = None,
+    hosts: bool = True,
 ) -> FolderReport:
     """Run ``rules`` (default: every manifest rule) on the skill folder at ``path``.
 
     ``text``, when given, is used as the SKILL.md's content instead of the file on disk
-    (an editor's unsaved buffer); the rest of the folder is read from disk.
+    (an editor's unsaved buffer); the rest of the folder is read from disk. With
+    ``hosts=False`` the host verdicts are left out (empty).
     """
     if rules is None:
         from skillkit_core.lint.registry import rules_for
@@ -61,8 +65,8 @@ def check_folder(
         found.extend(_run(rule, folder))
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
-    hosts = host_verdicts(folder, found)
-    return FolderReport(folder, kept, hosts, suppressed=len(found) - len(kept))
+    verdicts = host_verdicts(folder, found) if hosts else ()
+    return FolderReport(folder, kept, verdicts, suppressed=len(found) - len(kept))
 
 
 def check_skill_folder(path: str | Path, *, text: str | None = None) -> list[LintDiagnostic]:

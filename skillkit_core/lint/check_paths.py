@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.check_folder import FolderReport, check_folder
 from skillkit_core.lint.config import LintConfig
-from skillkit_core.lint.diagnostic import LintDiagnostic
-from skillkit_core.manifest.compat import HostVerdict
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
+from skillkit_core.manifest.compat import Consumer, HostVerdict
 
 TargetKind = Literal["manifest", "workflow"]
 _MANIFEST_NAMES = ("SKILL.md", "skill.md")
@@ -45,8 +44,7 @@ _SKIPPED = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One thing to check: a SKILL.md folder, or a Python file with an optional attribute."""
 
     kind: TargetKind
@@ -59,18 +57,16 @@ class Target:
         return f"{self.path}:{self.attr}" if self.attr else str(self.path)
 
 
-@dataclass(frozen=True)
-class TargetReport:
+class TargetReport(NamedTuple):
     """Diagnostics (before configuration filters) and host verdicts of one target."""
 
     target: Target
     diagnostics: list[LintDiagnostic]
-    hosts: list[HostVerdict] = field(default_factory=list)
+    hosts: Sequence[HostVerdict] = ()
     suppressed: int = 0
 
 
-@dataclass(frozen=True)
-class CheckRun:
+class CheckRun(NamedTuple):
     """Everything one ``skillkit check`` found, after configuration filters."""
 
     reports: list[TargetReport]
@@ -185,33 +181,38 @@ def find_workflow_files(root: Path) -> list[Path]:
     return find_skill_sources(root, _SKIPPED)
 
 
-def _check_manifest(target: Target) -> TargetReport:
-    report: FolderReport = check_folder(target.path)
+def _check_manifest(target: Target, hosts: bool = True) -> TargetReport:
+    report: FolderReport = check_folder(target.path, hosts=hosts)
     return TargetReport(target, report.diagnostics, report.hosts, report.suppressed)
 
 
-def _check_workflow(target: Target) -> TargetReport:
+def _check_workflow(target: Target, hosts: bool = True) -> TargetReport:
+    # Host verdicts are for SKILL.md folders; a Python skill gets them once built.
     from skillkit_core.lint.check_workflow import check_entry
 
     report = check_entry(target.path, target.attr)
     return TargetReport(target, report.diagnostics, suppressed=report.suppressed)
 
 
-# How each kind of target is checked.
-CHECKERS: dict[TargetKind, Callable[[Target], TargetReport]] = {
+# How each kind of target is checked (the flag: whether to judge hosts).
+CHECKERS: dict[TargetKind, Callable[[Target, bool], TargetReport]] = {
     "manifest": _check_manifest,
     "workflow": _check_workflow,
 }
 
 
 def check_targets(
-    targets: Iterable[Target], config: LintConfig, *, workers: int | None = None
+    targets: Iterable[Target],
+    config: LintConfig,
+    *,
+    workers: int | None = None,
+    hosts: bool = True,
 ) -> CheckRun:
     """Check every target and apply ``config`` (select/ignore/severity).
 
     SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
-    the same as checking them one by one.
+    the same as checking them one by one. ``hosts=False`` skips the host verdicts.
     """
     targets = list(targets)
     for target in targets:
@@ -219,13 +220,13 @@ def check_targets(
             raise UsageError(
                 f"{target.label}: checking Python skill files is not available in this build"
             )
-    reports = _reports(targets, workers)
+    reports = _reports(targets, workers, hosts)
     diagnostics = [d for report in reports for d in config.apply(report.diagnostics)]
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
 
 
-def _reports(targets: list[Target], workers: int | None) -> list[TargetReport]:
+def _reports(targets: list[Target], workers: int | None, hosts: bool) -> list[TargetReport]:
     """Each target's report, in order; SKILL.md folders in forked processes when many."""
     folders = [target for target in targets if target.kind == "manifest"]
     if workers is None:
@@ -233,14 +234,64 @@ def _reports(targets: list[Target], workers: int | None) -> list[TargetReport]:
 
         workers = worker_count(len(folders))
     if workers <= 1:
-        return [CHECKERS[target.kind](target) for target in targets]
-    from skillkit_core.lint.parallel import map_forked
+        return [CHECKERS[target.kind](target, hosts) for target in targets]
+    from skillkit_core.lint.parallel import Codec, map_forked
 
-    done = iter(map_forked(CHECKERS["manifest"], folders, workers))
+    check_folder = CHECKERS["manifest"]
+    codec = Codec(_plain_report, _report_from_plain)
+    done = iter(map_forked(lambda target: check_folder(target, hosts), folders, workers, codec))
     return [
-        next(done) if target.kind == "manifest" else CHECKERS[target.kind](target)
+        next(done) if target.kind == "manifest" else CHECKERS[target.kind](target, hosts)
         for target in targets
     ]
+
+
+def _plain_report(report: TargetReport) -> tuple:
+    """``report`` without its target, as built-in values (for a forked worker's pipe)."""
+    diagnostics = [
+        (
+            d.rule,
+            d.severity,
+            d.message,
+            d.step,
+            d.file,
+            None if d.range is None else tuple(d.range),
+            None if d.fix is None else (d.fix.title, [_plain_edit(e) for e in d.fix.edits]),
+        )
+        for d in report.diagnostics
+    ]
+    hosts = [(v.consumer.id, v.consumer.label, v.loads, v.reasons) for v in report.hosts]
+    return diagnostics, hosts, report.suppressed
+
+
+def _plain_edit(edit: TextEdit) -> tuple:
+    return tuple(edit.range), edit.new_text, edit.file
+
+
+def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
+    """The inverse of :func:`_plain_report`."""
+    diagnostics, hosts, suppressed = plain
+    return TargetReport(
+        target,
+        [
+            LintDiagnostic(
+                rule,
+                severity,
+                message,
+                step,
+                file,
+                None if where is None else SourceRange(*where),
+                None if fix is None else Fix(fix[0], tuple(_edit(*e) for e in fix[1])),
+            )
+            for rule, severity, message, step, file, where, fix in diagnostics
+        ],
+        [HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in hosts],
+        suppressed,
+    )
+
+
+def _edit(where: tuple, new_text: str, file: str | None) -> TextEdit:
+    return TextEdit(SourceRange(*where), new_text, file)
 
 
 def check_paths(paths: Sequence[str], config: LintConfig | None = None) -> CheckRun:
@@ -248,8 +299,7 @@ def check_paths(paths: Sequence[str], config: LintConfig | None = None) -> Check
     return check_targets(collect_targets(paths), config or LintConfig())
 
 
-@dataclass(frozen=True)
-class CheckOutcome:
+class CheckOutcome(NamedTuple):
     """A check run plus what ``--fix`` changed before it."""
 
     run: CheckRun
@@ -266,12 +316,14 @@ def run_check(
     fix: bool = False,
     config_file: Path | None = None,
     max_fix_passes: int = 3,
+    hosts: bool = True,
 ) -> CheckOutcome:
     """Everything ``skillkit check`` does below the command line.
 
     Configuration comes from ``config_file`` or the nearest pyproject.toml, then the
     flags. With ``fix``, safe fixes are applied and the targets re-checked (a few passes,
-    since one fix can reveal another), and the final state is reported.
+    since one fix can reveal another), and the final state is reported. ``hosts=False``
+    leaves out the host verdicts (``skillkit check`` without ``--hosts`` shows none).
     """
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
 
@@ -285,7 +337,7 @@ def run_check(
 
         validate_patterns(config, (rule.id for rule in RULES))
     targets = collect_targets(paths)
-    run = check_targets(targets, config)
+    run = check_targets(targets, config, hosts=hosts)
     applied, files = 0, set()
     for _ in range(max_fix_passes if fix else 0):
         if not run.fixable:
@@ -297,5 +349,5 @@ def run_check(
             break
         applied += result.applied
         files.update(result.files)
-        run = check_targets(targets, config)
+        run = check_targets(targets, config, hosts=hosts)
     return CheckOutcome(run, applied, tuple(sorted(files)))

@@ -36,11 +36,11 @@ def _shown(diagnostic: LintDiagnostic, given: Path) -> LintDiagnostic:
     fix = diagnostic.fix
     if fix is not None:
         edits = tuple(
-            replace(e, file=display_path(e.file, given)) if e.file else e for e in fix.edits
+            e._replace(file=display_path(e.file, given)) if e.file else e for e in fix.edits
         )
         fix = Fix(fix.title, edits)
     file = display_path(diagnostic.file, given) if diagnostic.file else None
-    return replace(diagnostic, file=file, fix=fix)
+    return diagnostic._replace(file=file, fix=fix)
 
 
 def display_path(file: str, given: Path) -> str:

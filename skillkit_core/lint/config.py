@@ -11,15 +11,29 @@ Recognised keys (others in the table belong to other commands and are left alone
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.diagnostic import LintDiagnostic, Severity
 
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+# Every way TOML can define ``[tool.skillkit]``: a header or dotted key naming
+# ``tool.skillkit`` (keys may be quoted), a ``[tool]`` table holding a ``skillkit`` key, an
+# inline ``tool = {...}``, or quoted keys spelled with escapes. A pyproject.toml with none
+# of these cannot configure skillkit and is not parsed (loading tomllib and parsing cost
+# more than checking a dozen skills).
+_MAY_CONFIGURE = re.compile(
+    r"""tool["']?\s*\.\s*["']?skillkit"""  # [tool.skillkit], tool."skillkit".select = …
+    r"""|^\s*\[\s*["']?tool["']?\s*\]"""  # [tool] … skillkit = {…}
+    r"""|^\s*["']?tool["']?\s*="""  # tool = { skillkit = {…} }
+    r"|\\[uU]",  # "\u0074ool"
+    re.M,
+)
 
 
 class ConfigError(UsageError):
@@ -28,14 +42,13 @@ class ConfigError(UsageError):
     code = "config"
 
 
-@dataclass(frozen=True)
-class LintConfig:
+class LintConfig(NamedTuple):
     """Which rules to report and how severe their findings are."""
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     strict: bool = False
-    severity: dict[str, Severity] = field(default_factory=dict)
+    severity: Mapping[str, Severity] = MappingProxyType({})
     source: str | None = None
 
     def enabled(self, rule_id: str) -> bool:
@@ -52,7 +65,7 @@ class LintConfig:
                 continue
             override = self.severity.get(diagnostic.rule)
             if override and override != diagnostic.severity:
-                diagnostic = replace(diagnostic, severity=override)
+                diagnostic = diagnostic._replace(severity=override)
             kept.append(diagnostic)
         return kept
 
@@ -75,12 +88,16 @@ def load_config(pyproject: Path | None) -> LintConfig:
     """Read ``[tool.skillkit]`` from ``pyproject`` (an empty config when absent)."""
     if pyproject is None:
         return LintConfig()
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {pyproject}: {error}") from error
+    if not _MAY_CONFIGURE.search(text):
+        return LintConfig(source=str(pyproject))
     import tomllib
 
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {pyproject}: {error}") from error
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{pyproject} is not valid TOML: {error}") from error
     table = data.get("tool", {}).get("skillkit", {})
@@ -104,8 +121,7 @@ def merged(
     strict: bool | None = None,
 ) -> LintConfig:
     """``config`` with command-line values: ``select`` replaces, ``ignore`` adds."""
-    return replace(
-        config,
+    return config._replace(
         select=tuple(_split(select)) if select else config.select,
         ignore=config.ignore + tuple(_split(ignore or ())),
         strict=config.strict if strict is None else (strict or config.strict),

@@ -1,15 +1,19 @@
-"""The diagnostic value every lint rule returns, and the positions and fixes it carries."""
+"""The diagnostic value every lint rule returns, and the positions and fixes it carries.
+
+These are named tuples, not dataclasses: ``skillkit check`` creates them by the thousand
+in a process that must start fast, and a named tuple class costs a fraction of a
+dataclass to define (and importing ``dataclasses`` pulls in ``inspect``). They are
+immutable; derive a changed copy with ``value._replace(field=...)``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning", "info"]
 
 
-@dataclass(frozen=True)
-class SourceRange:
+class SourceRange(NamedTuple):
     """A span in a text file: 0-based lines, 0-based columns counted in code points.
 
     Faces convert columns to what their client wants (UTF-16 for VS Code, bytes for
@@ -22,8 +26,7 @@ class SourceRange:
     end_column: int
 
 
-@dataclass(frozen=True)
-class TextEdit:
+class TextEdit(NamedTuple):
     """Replace ``range`` of ``file`` (or of the diagnostic's file) with ``new_text``."""
 
     range: SourceRange
@@ -31,16 +34,14 @@ class TextEdit:
     file: str | None = None
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):
     """A safe, mechanical fix for one diagnostic."""
 
     title: str
     edits: tuple[TextEdit, ...]
 
 
-@dataclass(frozen=True)
-class LintDiagnostic:
+class LintDiagnostic(NamedTuple):
     """One finding: which rule, how bad, what and where, and an optional fix."""
 
     rule: str

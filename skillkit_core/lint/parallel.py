@@ -4,7 +4,10 @@
 Python work that one process runs on one CPU. :func:`map_forked` splits such a list
 across ``os.fork`` children (each inherits the imported modules and checks its share) and
 the calling process, and returns the results in the order of the items, exactly as a
-loop would. Results travel back pickled through a pipe, so they must be picklable.
+loop would. Results travel back through a pipe in ``marshal`` form (built into the
+interpreter: nothing to import, and faster than pickle for plain data), so a child's
+results must be made of built-in types: :class:`Codec` turns them into such values and
+back when they are not.
 
 Forking is only used where it is safe and pays: on a platform with ``fork``, in a
 process without other threads (a language server must not fork mid-request), with more
@@ -15,15 +18,16 @@ calling process, so an error surfaces exactly as it would without forking.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Fewer items than this are checked in one process: a fork and the pickling of results
+# Fewer items than this are checked in one process: a fork and the transfer of results
 # cost more than checking a handful of folders.
 MIN_ITEMS = 32
 # Each process gets at least this many items.
@@ -50,19 +54,43 @@ def _has_threads() -> bool:
     return threading is not None and threading.active_count() > 1
 
 
+class Codec(NamedTuple, Generic[Item, Result]):
+    """How a result crosses the pipe: ``encode`` makes it plain data for ``marshal``
+    (tuples, lists, dicts, strings, numbers, ``None``); ``decode`` rebuilds it from that
+    data and the item it belongs to."""
+
+    encode: Callable[[Result], Any]
+    decode: Callable[[Item, Any], Result]
+
+
+def _as_is(result: Any) -> Any:
+    return result
+
+
+def _decoded_as_is(item: Any, plain: Any) -> Any:
+    return plain
+
+
+PLAIN: Codec[Any, Any] = Codec(_as_is, _decoded_as_is)
+"""For results that are plain data already."""
+
+
 def map_forked(
-    function: Callable[[Item], Result], items: Sequence[Item], workers: int
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    workers: int,
+    codec: Codec[Item, Result] = PLAIN,
 ) -> list[Result]:
     """``[function(item) for item in items]``, computed by ``workers`` processes.
 
     Items are dealt round-robin (neighbouring folders often cost alike); the calling
-    process takes the first share itself. Falls back to a plain loop when forking is
-    unavailable or fails.
+    process takes the first share itself. The children's results cross the pipe through
+    ``codec``. Falls back to a plain loop when forking is unavailable or fails.
     """
     if workers <= 1 or len(items) < 2 or not hasattr(os, "fork"):
         return [function(item) for item in items]
     shares = [range(start, len(items), workers) for start in range(workers)]
-    children = _start_children(function, items, shares[1:])
+    children = _start_children(function, items, shares[1:], codec.encode)
     results: list[Result | None] = [None] * len(items)
     try:
         for share in shares[: len(shares) - len(children)]:
@@ -72,14 +100,19 @@ def map_forked(
         done = [(share, _collect(pid, read_fd)) for pid, read_fd, share in children]
     for share, values in done:
         if values is None or len(values) != len(share):
-            values = [function(items[index]) for index in share]
+            for index in share:
+                results[index] = function(items[index])
+            continue
         for index, value in zip(share, values, strict=True):
-            results[index] = value
+            results[index] = codec.decode(items[index], value)
     return results  # type: ignore[return-value]
 
 
 def _start_children(
-    function: Callable[[Item], Result], items: Sequence[Item], shares: list[range]
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    shares: list[range],
+    encode: Callable[[Result], Any],
 ) -> list[tuple[int, int, range]]:
     """Fork one child per share, from the last share down; a share whose fork fails is
     left to the caller (the shares without a child are the first ones)."""
@@ -101,7 +134,7 @@ def _start_children(
             break
         if pid == 0:  # pragma: no cover - runs in the child, which never returns
             os.close(read_fd)
-            _child(function, items, share, write_fd)
+            _child(function, items, share, encode, write_fd)
         os.close(write_fd)
         children.append((pid, read_fd, share))
     children.reverse()
@@ -109,15 +142,18 @@ def _start_children(
 
 
 def _child(
-    function: Callable[[Item], Result], items: Sequence[Item], share: range, write_fd: int
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    share: range,
+    encode: Callable[[Result], Any],
+    write_fd: int,
 ) -> None:  # pragma: no cover - runs in a forked child
-    # Any failure leaves ``status`` at 1 and the parent redoes the share; ``os._exit``
-    # skips the parent's exit handlers and buffered output, which are not the child's.
+    # Any failure (a result marshal cannot write included) leaves ``status`` at 1 and the
+    # parent redoes the share; ``os._exit`` skips the parent's exit handlers and buffered
+    # output, which are not the child's.
     status = 1
     try:
-        import pickle
-
-        data = pickle.dumps([function(items[index]) for index in share], protocol=5)
+        data = marshal.dumps([encode(function(items[index])) for index in share])
         with os.fdopen(write_fd, "wb") as pipe:
             pipe.write(data)
         status = 0
@@ -126,7 +162,7 @@ def _child(
 
 
 def _collect(pid: int, read_fd: int) -> list | None:
-    """A child's pickled results, or ``None`` when it did not finish cleanly."""
+    """A child's results (still encoded), or ``None`` when it did not finish cleanly."""
     try:
         with os.fdopen(read_fd, "rb") as pipe:
             data = pipe.read()
@@ -138,8 +174,6 @@ def _collect(pid: int, read_fd: int) -> list | None:
         return None
     if status != 0 or not data:
         return None
-    import pickle
-
-    # Exit status 0 means the child wrote its whole pickle before closing the pipe.
-    values = pickle.loads(data)
+    # Exit status 0 means the child wrote all its data before closing the pipe.
+    values = marshal.loads(data)
     return values if isinstance(values, list) else None

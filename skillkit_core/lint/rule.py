@@ -1,4 +1,4 @@
-"""What a lint rule is: a small frozen value with an id, a severity, docs and a check.
+"""What a lint rule is: a small immutable value with an id, a severity, docs and a check.
 
 A rule file defines one :class:`Rule` named ``RULE``; the registry lists them. A rule's
 ``check`` receives the target it was written for (``target="manifest"``: a
@@ -11,8 +11,7 @@ of the rule's own diagnostics; the driver attaches it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, Severity, SourceRange
 
@@ -21,8 +20,7 @@ CheckFunction = Callable[[Any], Iterable[LintDiagnostic]]
 FixFunction = Callable[[Any, LintDiagnostic], Fix | None]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One lint rule.
 
     ``id`` is kebab-case and stable (configuration and suppressions name it);
@@ -79,12 +77,6 @@ class Rule:
             if diagnostic.fix is None:
                 fix = self.fix(target, diagnostic)
                 if fix is not None:
-                    diagnostic = _with_fix(diagnostic, fix)
+                    diagnostic = diagnostic._replace(fix=fix)
             fixed.append(diagnostic)
         return fixed
-
-
-def _with_fix(diagnostic: LintDiagnostic, fix: Fix) -> LintDiagnostic:
-    from dataclasses import replace
-
-    return replace(diagnostic, fix=fix)

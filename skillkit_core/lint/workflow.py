@@ -617,7 +617,7 @@ def _suppressed(context: WorkflowContext, diagnostic: LintDiagnostic) -> bool:
 
 def _prefixed(diagnostic: LintDiagnostic, subskill: str) -> LintDiagnostic:
     step = f"{subskill}/{diagnostic.step}" if diagnostic.step else None
-    return replace(diagnostic, message=f"[subskill:{subskill}] {diagnostic.message}", step=step)
+    return diagnostic._replace(message=f"[subskill:{subskill}] {diagnostic.message}", step=step)
 
 
 def _order(diagnostic: LintDiagnostic) -> tuple[Any, ...]:

@@ -13,7 +13,7 @@ so they never disagree with what ``skillkit check`` reports.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.manifest.folder import SkillFolder
@@ -27,16 +27,14 @@ from skillkit_core.manifest.spec import (
 )
 
 
-@dataclass(frozen=True)
-class Consumer:
+class Consumer(NamedTuple):
     """A program that reads skill folders: ``id`` for machines, ``label`` for people."""
 
     id: str
     label: str
 
 
-@dataclass(frozen=True)
-class HostVerdict:
+class HostVerdict(NamedTuple):
     """Whether ``consumer`` loads the skill; ``reasons`` say why not (or what it drops)."""
 
     consumer: Consumer

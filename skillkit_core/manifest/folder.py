@@ -7,10 +7,9 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import (
@@ -40,8 +39,7 @@ _YAML_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class FolderFile:
+class FolderFile(NamedTuple):
     """A file inside the skill folder: its ``/``-separated path relative to the folder,
     its full path and its stat."""
 

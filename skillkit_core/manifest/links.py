@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ROOT_PREFIX = re.compile(r"^(?:\{baseDir\}|\$\{?CLAUDE_SKILL_DIR\}?)/")
 
 
-@dataclass(frozen=True)
-class LocalTarget:
+class LocalTarget(NamedTuple):
     """A link target that names a file: ``path`` as written, minus fragment and prefixes.
 
     ``absolute`` marks targets starting at the file-system root (``/x``, ``C:\\x``);

@@ -8,7 +8,7 @@ in one pass, so checking hundreds of skills stays fast.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
 
@@ -30,8 +30,7 @@ _FILE_MENTION = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     """A markdown link or image target; ``range`` covers the target text."""
 
     target: str
@@ -39,31 +38,34 @@ class Link:
     image: bool = False
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(NamedTuple):
     """A path under ``scripts/``, ``references/`` or ``assets/`` named in the text."""
 
     path: str
     range: SourceRange
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A ``!`command``` (or a line of a ````!`` block) run before the skill loads."""
 
     text: str
     range: SourceRange
 
 
-@dataclass
 class MarkdownScan:
-    """What :func:`scan_markdown` found; line numbers are those of the whole file."""
+    """What :func:`scan_markdown` found; line numbers are those of the whole file.
 
-    code_lines: set[int] = field(default_factory=set)
-    links: list[Link] = field(default_factory=list)
-    mentions: list[Mention] = field(default_factory=list)
-    commands: list[Command] = field(default_factory=list)
-    inline_code: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    ``code_lines`` are the lines inside fenced code; ``inline_code`` maps a line to the
+    column spans of its code spans."""
+
+    __slots__ = ("code_lines", "commands", "inline_code", "links", "mentions")
+
+    def __init__(self) -> None:
+        self.code_lines: set[int] = set()
+        self.links: list[Link] = []
+        self.mentions: list[Mention] = []
+        self.commands: list[Command] = []
+        self.inline_code: dict[int, list[tuple[int, int]]] = {}
 
 
 def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
@@ -161,8 +163,7 @@ def _inside(position: int, spans: list | tuple) -> bool:
     return any(start <= position < end for start, end in spans)
 
 
-@dataclass(frozen=True)
-class Suppressions:
+class Suppressions(NamedTuple):
     """``skillkit: ignore[...]`` markers of one file.
 
     ``by_line`` maps a 0-based line to the rule ids suppressed there (``"*"`` for all);

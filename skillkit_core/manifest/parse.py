@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
 
@@ -36,10 +37,11 @@ MAX_NODES = 20_000
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DELIMITER = re.compile(r"---[ \t]*")
+# The shared default of the mapping fields below: read-only, so no caller can change it.
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class ParseProblem:
+class ParseProblem(NamedTuple):
     """One reason the SKILL.md could not be read as the format requires.
 
     ``code`` is one of: ``missing-file``, ``unreadable``, ``too-large``, ``not-utf8``,
@@ -52,8 +54,7 @@ class ParseProblem:
     range: SourceRange
 
 
-@dataclass(frozen=True)
-class FieldSpan:
+class FieldSpan(NamedTuple):
     """Where one frontmatter key and its value sit in the file.
 
     ``style`` describes how the value was written: ``plain``, ``single``, ``double``,
@@ -69,23 +70,21 @@ class FieldSpan:
     key_range: SourceRange
     value_range: SourceRange
     style: str
-    children: dict[str, FieldSpan] = field(default_factory=dict)
+    children: Mapping[str, FieldSpan] = _EMPTY
     items: tuple[SourceRange, ...] = ()
     scalar: str | None = None
     tag: str = ""
     kind: str = "scalar"
 
 
-@dataclass(frozen=True)
-class YamlFeature:
+class YamlFeature(NamedTuple):
     """A YAML construct that strict parsers refuse: ``flow``, ``anchor``, ``alias``, ``tag``."""
 
     kind: str
     range: SourceRange
 
 
-@dataclass(frozen=True)
-class ParsedSkillMd:
+class ParsedSkillMd(NamedTuple):
     """A SKILL.md split into its parts, with positions and problems as data.
 
     ``frontmatter`` is the parsed mapping (empty when there is none or it is invalid);
@@ -97,8 +96,8 @@ class ParsedSkillMd:
 
     path: str | None
     text: str
-    frontmatter: dict[str, Any] = field(default_factory=dict)
-    fields: dict[str, FieldSpan] = field(default_factory=dict)
+    frontmatter: Mapping[str, Any] = _EMPTY
+    fields: Mapping[str, FieldSpan] = _EMPTY
     body: str = ""
     body_start_line: int = 0
     has_frontmatter: bool = False
@@ -223,13 +222,15 @@ def _closing_line(text: str, starts: tuple[int, ...]) -> int | None:
     return None
 
 
-@dataclass
 class _YamlResult:
-    mapping: dict[str, Any] = field(default_factory=dict)
-    fields: dict[str, FieldSpan] = field(default_factory=dict)
-    duplicates: list[FieldSpan] = field(default_factory=list)
-    features: list[YamlFeature] = field(default_factory=list)
-    problems: list[ParseProblem] = field(default_factory=list)
+    __slots__ = ("duplicates", "features", "fields", "mapping", "problems")
+
+    def __init__(self) -> None:
+        self.mapping: dict[str, Any] = {}
+        self.fields: dict[str, FieldSpan] = {}
+        self.duplicates: list[FieldSpan] = []
+        self.features: list[YamlFeature] = []
+        self.problems: list[ParseProblem] = []
 
 
 # Errors PyYAML lets escape besides YAMLError: bad timestamps and ints raise ValueError,
@@ -507,9 +508,7 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
         )
     if not extra:
         return parsed
-    from dataclasses import replace
-
-    return replace(parsed, problems=(*extra, *parsed.problems))
+    return parsed._replace(problems=(*extra, *parsed.problems))
 
 
 _ZERO = SourceRange(0, 0, 0, 0)

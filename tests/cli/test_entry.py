@@ -54,3 +54,16 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     out, err = reader.communicate(timeout=60)
     assert out == '{\n  "$sche'
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_checking_skill_md_folders_loads_no_dataclasses_pickle_or_pydantic(
+    tmp_path: Path,
+) -> None:
+    # Start-up is most of a check's time: these modules cost more than checking the folders.
+    for index in range(40):  # enough folders for the forked workers
+        folder = tmp_path / f"notes-{index}"
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(f"---\nname: notes-{index}\ndescription: Notes.\n---\n")
+    loaded = _imported("check", str(tmp_path), "--format", "json")
+    assert "yaml" in loaded  # the imports were seen
+    assert not loaded & {"dataclasses", "inspect", "pickle", "pydantic", *HEAVY}

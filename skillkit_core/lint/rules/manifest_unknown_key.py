@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
@@ -17,6 +16,8 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     for key, span in folder.parsed.fields.items():
         if key in KNOWN_KEYS:
             continue
+        import difflib  # only for a folder that has an unknown key
+
         close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.75)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         yield RULE.diagnostic(

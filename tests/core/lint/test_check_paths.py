@@ -13,6 +13,7 @@ from skillkit_core.lint.check_paths import (
     check_paths,
     collect_targets,
     find_skill_folders,
+    run_check,
 )
 from skillkit_core.lint.config import LintConfig
 from tests.core.lint.skillmd_support import make_skill, skill_md
@@ -80,3 +81,14 @@ def test_run_counts_and_exit_codes(tmp_path: Path) -> None:
     assert (run.count("error"), run.count("warning")) == (1, 1)
     assert run.exit_code == 1
     assert check_paths([str(bad)], LintConfig(ignore=("name-*",))).exit_code == 0
+
+
+def test_host_verdicts_are_computed_only_when_asked(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf-tools")
+    make_skill(tmp_path, "broken", {"SKILL.md": skill_md("other-name")})
+    with_hosts = run_check([str(tmp_path)]).run
+    without = run_check([str(tmp_path)], hosts=False).run
+    assert [len(report.hosts) for report in with_hosts.reports] == [5, 5]
+    assert [report.hosts for report in without.reports] == [(), ()]
+    assert without.diagnostics == with_hosts.diagnostics
+    assert without.exit_code == with_hosts.exit_code == 1

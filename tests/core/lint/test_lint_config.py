@@ -89,3 +89,26 @@ def test_find_pyproject_walks_up(tmp_path: Path) -> None:
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
     assert find_pyproject(nested) == path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.skillkit]\nselect = ["name-*"]\n',
+        '[ tool . "skillkit" ]\nselect = ["name-*"]\n',
+        "[tool]\nskillkit = { select = ['name-*'] }\n",
+        "[tool]\nskillkit.select = ['name-*']\n",
+        "tool.skillkit.select = ['name-*']\n",
+        "tool = { skillkit = { select = ['name-*'] } }\n",
+        '["tool".skillkit]\nselect = ["name-*"]\n',
+        '[tool."\\u0073killkit"]\nselect = ["name-*"]\n',
+    ],
+)
+def test_every_toml_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
+    assert load_config(write(tmp_path, text)).select == ("name-*",)
+
+
+def test_a_pyproject_that_cannot_configure_skillkit_is_not_parsed(tmp_path: Path) -> None:
+    # Other tools' tables are theirs to validate: a broken one is not our usage error.
+    text = "[project]\nname = 'skillkit-helper'\n[tool.ruff]\nline-length = \n"
+    assert load_config(write(tmp_path, text)) == LintConfig(source=str(tmp_path / "pyproject.toml"))

@@ -15,27 +15,25 @@ Finding = tuple[int, int, int, str]
 _FETCH = r"(?:curl|wget|fetch|http(?:ie)?|iwr|Invoke-WebRequest|irm|Invoke-RestMethod)\b"
 _SHELLS = r"(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|perl|ruby|node|iex|Invoke-Expression)\b"
 
-_RISKS: tuple[tuple[re.Pattern[str], str], ...] = (
+_RISKS: tuple[tuple[str, str], ...] = (
     (
-        re.compile(rf"\b{_FETCH}[^|;&\n]*\|\s*{_SHELLS}"),
+        rf"\b{_FETCH}[^|;&\n]*\|\s*{_SHELLS}",
         "downloads code and pipes it straight into an interpreter",
     ),
     (
-        re.compile(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_FETCH}"),
+        rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_FETCH}",
         "runs code downloaded by a process substitution",
     ),
     (
-        re.compile(rf"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(\s*{_FETCH}"),
+        rf"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(\s*{_FETCH}",
         "evaluates text fetched from the network",
     ),
     (
-        re.compile(
-            r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)"
-        ),
+        (r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)"),
         "executes code fetched from the network",
     ),
     (
-        re.compile(
+        (
             r"(?:>>?|\btee\b(?:\s+-a)?|\bsed\s+-i\b[^\n]*?)\s*[\"']?(?:~|\$HOME|\$\{HOME\})/"
             r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin"
             r"|config/fish/config\.fish)\b"
@@ -43,7 +41,7 @@ _RISKS: tuple[tuple[re.Pattern[str], str], ...] = (
         "writes to a shell start-up file, which persists beyond the skill's run",
     ),
     (
-        re.compile(
+        (
             r"\bopen\([^\n]*?\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\b[^\n]*?"
             r",\s*[\"'][aw]"
         ),
@@ -51,16 +49,16 @@ _RISKS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
 )
 
-_SECRETS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "an AWS access key id"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"), "a GitHub token"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"), "a GitHub token"),
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), "an Anthropic API key"),
-    (re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9]{32,}\b"), "an OpenAI-style API key"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "a Slack token"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), "a Google API key"),
-    (re.compile(r"\b[rs]k_live_[0-9A-Za-z]{24,}\b"), "a Stripe live key"),
-    (re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----"), "a private key"),
+_SECRETS: tuple[tuple[str, str], ...] = (
+    (r"\bAKIA[0-9A-Z]{16}\b", "an AWS access key id"),
+    (r"\bgh[pousr]_[A-Za-z0-9]{36,}\b", "a GitHub token"),
+    (r"\bgithub_pat_[A-Za-z0-9_]{40,}\b", "a GitHub token"),
+    (r"\bsk-ant-[A-Za-z0-9_\-]{20,}", "an Anthropic API key"),
+    (r"\bsk-(?:proj-)?[A-Za-z0-9]{32,}\b", "an OpenAI-style API key"),
+    (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "a Slack token"),
+    (r"\bAIza[0-9A-Za-z_\-]{35}\b", "a Google API key"),
+    (r"\b[rs]k_live_[0-9A-Za-z]{24,}\b", "a Stripe live key"),
+    (r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----", "a private key"),
 )
 
 
@@ -101,18 +99,20 @@ def find_secrets(text: str) -> list[Finding]:
 
 
 def _find(
-    patterns: tuple[tuple[re.Pattern[str], str], ...],
+    patterns: tuple[tuple[str, str], ...],
     needles: tuple[tuple[str, ...], ...],
     text: str,
     template: str,
 ) -> list[Finding]:
     """Each pattern whose needle occurs, over the whole text; each match placed on its
-    line, its end clipped to that line."""
+    line, its end clipped to that line. Patterns are compiled on first use (``re`` keeps
+    them): most files contain no needle, and compiling them all costs more than a check
+    of a dozen clean folders."""
     found: list[Finding] = []
     for (pattern, message), words in zip(patterns, needles, strict=True):
         if not any(map(text.__contains__, words)):
             continue
-        for match in pattern.finditer(text):
+        for match in re.finditer(pattern, text):
             line = text.count("\n", 0, match.start())
             line_start = text.rfind("\n", 0, match.start()) + 1
             line_end = text.find("\n", match.start())

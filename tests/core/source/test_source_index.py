@@ -84,8 +84,7 @@ def test_every_step_naming_string_is_found_with_its_role_and_exact_range(
     index: SourceIndex,
 ) -> None:
     found = [
-        (ref.role.value, ref.target.value, ref.name, tuple(ref.name_range))
-        for ref in index.refs
+        (ref.role.value, ref.target.value, ref.name, tuple(ref.name_range)) for ref in index.refs
     ]
     assert found == EXPECTED_REFS
 

@@ -65,7 +65,7 @@ def check_folder(
         found.extend(_run(rule, folder))
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
-    verdicts = host_verdicts(folder, found) if hosts else ()
+    verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
     return FolderReport(folder, kept, verdicts, suppressed=len(found) - len(kept))
 
 

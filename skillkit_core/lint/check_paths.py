@@ -285,7 +285,7 @@ def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
             )
             for rule, severity, message, step, file, where, fix in diagnostics
         ],
-        [HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in hosts],
+        tuple(HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in hosts),
         suppressed,
     )
 

@@ -49,6 +49,9 @@ def test_a_forked_run_equals_the_sequential_run(tmp_path: Path) -> None:
     assert forked == sequential
     assert render_json(forked, hosts=True) == render_json(sequential, hosts=True)
     assert render_sarif(forked) == render_sarif(sequential)
+    without_hosts = check_targets(targets, config, workers=3, hosts=False)
+    assert without_hosts == check_targets(targets, config, workers=1, hosts=False)
+    assert without_hosts.diagnostics == sequential.diagnostics
 
 
 @needs_fork

@@ -38,6 +38,13 @@ EXPECTED: dict[str, list[tuple[str, str, int | None]]] = {
         ("schema-not-serializable", "error", 29),  # response=Plan
     ],
     "schema_good.py": [],
+    "shadowed_field_bad.py": [
+        ("shadowed-store-field", "warning", 23),  # stores={"tally": Tally}: Tally.keys
+        ("shadowed-store-field", "warning", 24),  # Order.items
+        ("shadowed-store-field", "warning", 24),  # Order.lines[].values
+        ("shadowed-store-field", "warning", 25),  # Line.values
+    ],
+    "shadowed_field_good.py": [],
     "composite_bad.py": [
         ("composite-step-name", "error", 29),
         ("composite-duplicate-subskill", "error", 38),
@@ -164,3 +171,11 @@ def test_reference_findings_are_about_the_reference_files() -> None:
     assert too_large.file.endswith("references_bad/references/api.md")  # type: ignore[union-attr]
     assert "is 9.5 KB, over the 8 KB" in too_large.message
     assert orphan.file.endswith("references_bad/references/old-auth.md")  # type: ignore[union-attr]
+
+
+def test_shadowed_field_messages_name_the_field_and_the_safe_spelling() -> None:
+    store, items, nested, _ = check_fixture("shadowed_field_bad.py")
+    assert store.message.startswith("store 'tally': field 'keys' is read back as a record")
+    assert items.step == "order"
+    assert "response field 'items'" in items.message and "read it as ['items']" in items.message
+    assert "response field 'lines.values'" in nested.message

@@ -1,0 +1,106 @@
+"""shadowed-store-field: no stored field is named like a method of the records that hold it."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.lint.rule import Rule
+from skillkit_core.lint.workflow import WorkflowContext
+
+
+def _method_names() -> frozenset[str]:
+    """Public attributes of a store record (``r.get``, ``r.items``…): a field of the same
+    name reads as the method, not as the field."""
+    from skillkit_core.records import Record
+
+    return frozenset(name for name in dir(Record) if not name.startswith("_"))
+
+
+def _fields(source: Any) -> dict[str, Any] | None:
+    """Field name -> annotation of a pydantic model or TypedDict (None for other types)."""
+    model_fields = getattr(source, "model_fields", None)
+    if isinstance(model_fields, dict) and isinstance(source, type):
+        return {name: info.annotation for name, info in model_fields.items()}
+    if typing.is_typeddict(source):
+        return dict(getattr(source, "__annotations__", {}))
+    return None
+
+
+def _shadowed(
+    source: Any, methods: frozenset[str], path: str = "", seen: set[int] | None = None
+) -> Iterator[str]:
+    """Dotted paths of the fields (nested models and lists of them included) whose name
+    is a record method."""
+    seen = set() if seen is None else seen
+    if id(source) in seen:
+        return
+    fields = _fields(source)
+    if fields is None:
+        for inner in typing.get_args(source):  # list[Model], Model | None, dict[str, Model]
+            yield from _shadowed(inner, methods, path, seen)
+        return
+    seen.add(id(source))
+    for name, annotation in fields.items():
+        where = f"{path}.{name}" if path else name
+        if name in methods:
+            yield where
+        yield from _shadowed(annotation, methods, where, seen)
+
+
+def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
+    skill = ctx.skill
+    if skill is None:
+        return
+    methods = _method_names()
+    for step in ctx.steps.values():
+        if step.response is None:
+            continue
+        for field in _shadowed(step.response.source, methods):
+            name = field.rsplit(".", 1)[-1]
+            argument = ctx.step_argument(step.name, "response")
+            yield ctx.diagnostic(
+                RULE,
+                f"step '{step.name}': response field '{field}' is read back from the store "
+                f"as a record, where '.{name}' is the record's method, not the field; read "
+                f"it as ['{name}'] or rename the field",
+                step=step.name,
+                range=argument.value_range if argument is not None else None,
+            )
+    for store, schema in skill.stores.items():
+        for field in _shadowed(schema.source, methods):
+            name = field.rsplit(".", 1)[-1]
+            argument = ctx.chain_argument("stores")
+            yield ctx.diagnostic(
+                RULE,
+                f"store '{store}': field '{field}' is read back as a record, where "
+                f"'.{name}' is the record's method, not the field; read it as ['{name}'] "
+                "or rename the field",
+                range=argument.value_range if argument is not None else None,
+            )
+
+
+RULE = Rule(
+    id="shadowed-store-field",
+    severity="warning",
+    summary="A response or sub-store field named like a record method (items, keys, …).",
+    rationale=(
+        "Step results and sub-stores are read back as read-only records, which are "
+        "mappings: `r.field` reads a field unless a mapping method has that name, so a "
+        "field called `items`, `keys`, `values` or `get` gives the method instead of the "
+        "value, with no error until it is used. `r['items']` always reads the field."
+    ),
+    bad=(
+        "class Order(BaseModel):\n"
+        "    items: list[str]\n"
+        "...\n"
+        "ctx.store.steps['order'].items  # the method, not the list"
+    ),
+    good=(
+        "class Order(BaseModel):\n    products: list[str]\n...\nctx.store.steps['order'].products"
+    ),
+    check=_check,
+    target="workflow",
+)

@@ -12,7 +12,6 @@ composite's sub-skills with ``[subskill:<name>]`` prefixes.
 from __future__ import annotations
 
 import ast
-import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -372,12 +371,6 @@ def _find_chain(source: SourceIndex | None, definition: AnyDefinition) -> ChainI
 
 
 # ---------------------------------------------------------------- fixes and hints
-
-
-def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate ``name`` was most likely meant to be (None when nothing is close)."""
-    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return matches[0] if matches else None
 
 
 def replacement_fix(title: str, where: SourceRange, new_text: str) -> Fix:

@@ -117,33 +117,64 @@ class _NameSets:
         return frozenset(declaration.name for declaration in declarations if declaration.name)
 
 
+_NOT_FOUND = {
+    Target.STEP: "is not a step",
+    Target.SUBSKILL: "names no registered sub-skill",
+    Target.TOPIC: "names no registered topic",
+}
+_WRITTEN_PREFIX = {Target.SUBSKILL: "subskill:", Target.TOPIC: "topic:"}
+
+
+def unknown_name_message(
+    role: Role, step: str | None, written: str, kind: Target, hint: str | None
+) -> str:
+    """How a name that matches no step, sub-skill or topic is reported: the same words
+    from the syntax layer as from the unknown-step and cycle-guard rules, so an editor
+    shows one finding whichever layer saw it first. ``written`` is the string as written
+    (``topic:x`` included); ``step`` is the step the string belongs to."""
+    problem = _NOT_FOUND[kind]
+    at = f"step '{step}': " if step else ""
+    if role == Role.ENTRY:
+        text = f"entry '{written}' {problem}"
+    elif role == Role.BRANCH:
+        text = f"{at}a branch to '{written}' {problem}"
+    elif role == Role.ON_MAX_VISITS:
+        text = f"{at}on_max_visits='{written}' {problem}"
+    elif role == Role.NEXT_RETURN:
+        text = f"{at}next returns '{written}', which {problem}"
+    elif role in STORE_ROLES:
+        text = f"{at}the store lookup '{written}' names no step, so it never finds a result"
+    else:
+        text = f"{at}next '{written}' {problem}"
+    return text + (f"; did you mean '{hint}'?" if hint else "")
+
+
+def closest_name(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` was most likely meant to be (None when nothing is close)."""
+    import difflib
+
+    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
 def _unknown(
     index: SourceIndex, ref: StepRef, known: frozenset[str], file: str | None
 ) -> LintDiagnostic:
-    what = {Target.SUBSKILL: "sub-skill", Target.TOPIC: "topic"}.get(ref.target, "step")
-    if ref.role in STORE_ROLES:
-        message = f'no step named "{ref.name}": the store has no results for it'
-    elif not ref.name:
-        message = f"empty {what} name"
-    else:
-        message = f'no {what} named "{ref.name}"'
-    import difflib
-
+    hint = closest_name(ref.name, sorted(known)) if ref.name else None
+    step = _step_name(index, ref)
+    written = _WRITTEN_PREFIX.get(ref.target, "") + ref.name
     fix = None
-    suggestion = (
-        difflib.get_close_matches(ref.name, sorted(known), n=1, cutoff=0.6) if ref.name else []
-    )
-    if suggestion:
-        message += f' (did you mean "{suggestion[0]}"?)'
+    if hint is not None:
         fix = Fix(
-            title=f'Change to "{suggestion[0]}"',
-            edits=(TextEdit(range=ref.name_range, new_text=suggestion[0], file=file),),
+            title=f"Change '{ref.name}' to '{hint}'",
+            edits=(TextEdit(range=ref.name_range, new_text=hint, file=file),),
         )
+    # An unknown on_max_visits target is a broken loop guard: cycle-guard's finding.
     return LintDiagnostic(
-        rule=UNKNOWN_STEP,
+        rule=CYCLE_GUARD if ref.role == Role.ON_MAX_VISITS else UNKNOWN_STEP,
         severity="error",
-        message=message,
-        step=_step_name(index, ref),
+        message=unknown_name_message(ref.role, step, written, ref.target, hint),
+        step=step,
         file=file,
         range=ref.name_range,
         fix=fix,

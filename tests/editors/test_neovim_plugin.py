@@ -75,7 +75,7 @@ def test_every_stage_of_the_session_ran(session) -> None:
 
 def test_the_unknown_step_is_a_diagnostic_on_its_string(session) -> None:
     (unknown,) = [d for d in session["diagnostics"] if d["code"] == "unknown-step"]
-    assert unknown["message"] == 'no step named "verfy" (did you mean "verify"?)'
+    assert unknown["message"] == "step 'choose': next 'verfy' is not a step; did you mean 'verify'?"
     assert (unknown["lnum"], unknown["col"]) == (52, 14)
 
 
@@ -97,7 +97,7 @@ def test_check_fills_the_quickfix_list(session) -> None:
 
 
 def test_the_quick_fix_corrects_the_step_name_and_the_diagnostic_goes(session) -> None:
-    assert 'Change to "verify"' in session["actions"]
+    assert "Change 'verfy' to 'verify'" in session["actions"]
     assert session["fixed_line"].strip() == 'next="verify",'
     assert 'next="verify"' in (session["folder"] / "deploy_check.py").read_text()
 

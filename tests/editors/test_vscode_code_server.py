@@ -232,6 +232,11 @@ def _panel_text(page: Any) -> str:
     return page.locator(".markers-panel").inner_text()
 
 
+# Where to click a row of the Problems panel: on its message, near the start (the middle
+# of the row may be the rule's link, which opens the rule's page instead).
+MESSAGE_SPOT = {"x": 60, "y": 10}
+
+
 def _wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not check():
@@ -245,14 +250,15 @@ def test_diagnostic_appears_in_the_problems_panel(page: Any, shots: Path) -> Non
         page.wait_for_selector(".markers-panel")
         _wait_until(lambda: "verfy" in _panel_text(page), 120, "the unknown-step diagnostic")
     text = _panel_text(page)
-    assert 'no step named "verfy" (did you mean "verify"?)' in text
+    assert "step 'choose': next 'verfy' is not a step; did you mean 'verify'?" in text
     assert "unknown-step" in text and "[Ln 53, Col 15]" in text
     page.screenshot(path=str(shots / "diagnostics.png"))
 
 
 def test_hover_on_a_step_shows_its_rendered_prompt(page: Any, shots: Path) -> None:
     # Selecting the problem reveals line 53 in the editor, and the `choose` step above it.
-    page.locator(".markers-panel .monaco-list-row", has_text="unknown-step").first.click()
+    problem = page.locator(".markers-panel .monaco-list-row", has_text="unknown-step").first
+    problem.click(position=MESSAGE_SPOT)
     step = page.locator(".editor-instance .view-lines span span", has_text='"choose"').first
     hover = page.locator(".monaco-hover:not(.hidden)", has_text="<ask-user")
     with _shot_on_failure(page, shots, "hover"):
@@ -279,9 +285,11 @@ def test_quick_fix_then_simulate_run_shows_the_transcript(
 ) -> None:
     with _shot_on_failure(page, shots, "quick-fix"):
         problem = page.locator(".markers-panel .monaco-list-row", has_text="unknown-step").first
-        fix = page.locator(".context-view .monaco-menu .action-item", has_text='Change to "verify"')
+        fix = page.locator(
+            ".context-view .monaco-menu .action-item", has_text="Change 'verfy' to 'verify'"
+        )
         for attempt in range(10):  # the panel fetches a problem's quick fixes asynchronously
-            problem.click()
+            problem.click(position=MESSAGE_SPOT)
             page.keyboard.press("Control+.")  # quick fixes of the selected problem
             try:
                 fix.wait_for(timeout=3_000)

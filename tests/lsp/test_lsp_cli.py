@@ -32,4 +32,4 @@ async def cli_client(lsp_client: LanguageClient, request: pytest.FixtureRequest,
 async def test_skillkit_lsp_serves_diagnostics(cli_client: LanguageClient) -> None:
     assert cli_client.server_name == "skillkit"
     uri = open_file(cli_client, cli_client.root / "broken" / "broken_steps.py")
-    await wait_for_codes(cli_client, uri, {"unknown-step"})
+    await wait_for_codes(cli_client, uri, {"cycle-guard"})

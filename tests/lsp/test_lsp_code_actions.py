@@ -88,15 +88,15 @@ async def test_did_you_mean_fix_renames_the_target(client: LanguageClient) -> No
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path)
-    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
-    actions = await _actions(client, uri, unknown)
+    guard = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
+    actions = await _actions(client, uri, guard)
     fix = actions[0]
-    assert fix.title == 'Change to "finish"' and fix.is_preferred
+    assert fix.title == "Change 'finsh' to 'finish'" and fix.is_preferred
     fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
     assert 'on_max_visits="finish"' in fixed
     assert [a.title for a in actions][
         -1
-    ] == "Ignore unknown-step here (skillkit: ignore[unknown-step])"
+    ] == "Ignore cycle-guard here (skillkit: ignore[cycle-guard])"
 
 
 async def test_missing_enum_value_fix_extends_the_literal(client: LanguageClient) -> None:
@@ -143,12 +143,12 @@ async def test_ignore_action_silences_the_rule_on_that_line(client: LanguageClie
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path, version=100)
-    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
-    ignore = (await _actions(client, uri, unknown))[-1]
+    guard = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
+    ignore = (await _actions(client, uri, guard))[-1]
     silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
-    assert "        # skillkit: ignore[unknown-step]\n        on_max_visits=" in silenced
+    assert "        # skillkit: ignore[cycle-guard]\n        on_max_visits=" in silenced
     replace_all(client, uri, silenced, 101)
-    await wait_for(lambda: "unknown-step" not in codes(client, uri), what="the finding to go")
+    await wait_for(lambda: "cycle-guard" not in codes(client, uri), what="the finding to go")
 
 
 async def test_skill_md_fixes_and_ignores(client: LanguageClient) -> None:
@@ -206,7 +206,7 @@ async def test_actions_honour_the_requested_kinds(
     client: LanguageClient, only: str, expected: bool
 ) -> None:
     uri = open_file(client, client.root / "broken" / "broken_steps.py", version=300)
-    unknown = _one(await wait_for_codes(client, uri, {"unknown-step"}), "unknown-step")
+    unknown = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
     found = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

@@ -30,16 +30,16 @@ def _by_code(diagnostics: list[types.Diagnostic], code: str) -> types.Diagnostic
 async def test_files_not_open_are_linted_in_the_background(client: LanguageClient) -> None:
     broken = uri_of(client.root / "broken" / "broken_steps.py")
     script = uri_of(client.root / "notes-skill" / "scripts" / "tidy.sh")
-    await wait_for_codes(client, broken, {"unknown-step"})
+    await wait_for_codes(client, broken, {"cycle-guard"})
     await wait_for_codes(client, script, {"script-shebang"})
 
 
-async def test_unknown_step_has_rule_metadata_and_a_fix(client: LanguageClient) -> None:
+async def test_a_broken_guard_has_rule_metadata_and_a_fix(client: LanguageClient) -> None:
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path)
-    found = await wait_for_codes(client, uri, {"unknown-step", "unreachable-step", "build-error"})
-    unknown = _by_code(found, "unknown-step")
+    found = await wait_for_codes(client, uri, {"cycle-guard", "unreachable-step", "build-error"})
+    unknown = _by_code(found, "cycle-guard")
     assert span_text(text, unknown.range, client.encoding) == "finsh"
     assert unknown.source == "skillkit"
     assert unknown.severity == types.DiagnosticSeverity.Error
@@ -47,24 +47,24 @@ async def test_unknown_step_has_rule_metadata_and_a_fix(client: LanguageClient) 
     fix = unknown.data["fix"]
     assert fix["edits"][0]["newText"] == "finish"
     page = Path(to_fs_path(unknown.code_description.href))
-    assert page.read_text(encoding="utf-8").startswith("# unknown-step")
+    assert page.read_text(encoding="utf-8").startswith("# cycle-guard")
     unreachable = _by_code(found, "unreachable-step")
     assert span_text(text, unreachable.range, client.encoding).strip('"') == "orphan"
     build = _by_code(found, "build-error")
     assert span_text(text, build.range, client.encoding) == "build"
-    assert codes(client, uri).count("unknown-step") == 1  # syntax and semantic agree once
+    assert codes(client, uri).count("cycle-guard") == 1  # syntax and semantic agree once
 
 
 async def test_fixing_the_text_clears_both_layers(client: LanguageClient) -> None:
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path, version=10)
-    await wait_for_codes(client, uri, {"unknown-step", "build-error", "cycle-guard"})
+    await wait_for_codes(client, uri, {"build-error", "cycle-guard"})
     fixed = text.replace('on_max_visits="finsh"', 'on_max_visits="finish"')
     replace_all(client, uri, fixed, 11)
     await wait_for(
         lambda: (
-            not {"unknown-step", "build-error", "cycle-guard"} & set(codes(client, uri))
+            not {"build-error", "cycle-guard"} & set(codes(client, uri))
             and "unreachable-step" in codes(client, uri)
         ),
         what="diagnostics of the fixed text",
@@ -77,7 +77,7 @@ async def test_suppression_comment_hides_a_finding(client: LanguageClient) -> No
         '.step("orphan"', '# skillkit: ignore[unreachable-step]\n    .step("orphan"'
     )
     uri = open_file(client, path, text, version=20)
-    await wait_for_codes(client, uri, {"unknown-step", "build-error", "cycle-guard"})
+    await wait_for_codes(client, uri, {"build-error", "cycle-guard"})
     assert "unreachable-step" not in codes(client, uri)
 
 
@@ -152,9 +152,9 @@ async def test_closing_an_edited_file_shows_the_saved_files_findings(
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path, text.replace('"finsh"', '"finish"'), version=200)
     await wait_for(
-        lambda: "unknown-step" not in codes(client, uri), what="the edited text's findings"
+        lambda: "cycle-guard" not in codes(client, uri), what="the edited text's findings"
     )
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    await wait_for_codes(client, uri, {"unknown-step"})
+    await wait_for_codes(client, uri, {"cycle-guard"})

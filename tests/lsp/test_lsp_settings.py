@@ -26,7 +26,7 @@ async def test_without_code_execution_only_syntax_findings_appear(client: Langua
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path)
-    await wait_for_codes(client, uri, {"unknown-step"})
+    await wait_for_codes(client, uri, {"cycle-guard"})
     await asyncio.sleep(1.0)
     assert "build-error" not in codes(client, uri)
     hover = await client.text_document_hover_async(
@@ -46,7 +46,7 @@ async def test_without_code_execution_only_syntax_findings_appear(client: Langua
 async def test_turning_execution_on_brings_semantic_findings(client: LanguageClient) -> None:
     uri = open_file(client, client.root / "broken" / "broken_steps.py", version=2)
     _change_settings(client, executeCode=True)
-    await wait_for_codes(client, uri, {"unknown-step", "build-error", "cycle-guard"})
+    await wait_for_codes(client, uri, {"build-error", "cycle-guard"})
     _change_settings(client, executeCode=False)
     await wait_for(lambda: "build-error" not in codes(client, uri), what="semantic findings to go")
 
@@ -74,15 +74,15 @@ async def test_host_setting_changes_lens_titles(client: LanguageClient) -> None:
 
 async def test_lint_ignore_and_select_apply_without_restart(client: LanguageClient) -> None:
     uri = open_file(client, client.root / "broken" / "broken_steps.py", version=3)
-    await wait_for_codes(client, uri, {"unknown-step"})
-    _change_settings(client, lint={"ignore": ["unknown-*"], "select": []})
-    await wait_for(lambda: "unknown-step" not in codes(client, uri), what="ignored rule to go")
+    await wait_for_codes(client, uri, {"cycle-guard"})
+    _change_settings(client, lint={"ignore": ["cycle-*"], "select": []})
+    await wait_for(lambda: "cycle-guard" not in codes(client, uri), what="ignored rule to go")
     md = open_file(client, client.root / "notes-skill" / "SKILL.md")
     await wait_for_codes(client, md, {"name-format", "broken-link"})
     _change_settings(client, lint={"ignore": [], "select": ["broken-link"]})
     await wait_for(lambda: set(codes(client, md)) == {"broken-link"}, what="only the selected rule")
     _change_settings(client, lint={"ignore": [], "select": []})
-    await wait_for_codes(client, uri, {"unknown-step"})
+    await wait_for_codes(client, uri, {"cycle-guard"})
 
 
 async def test_verbose_trace_logs_analyses_and_publishes(client: LanguageClient) -> None:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.lint.workflow import (
     WorkflowContext,
     add_arguments_fix,
-    closest,
     replacement_fix,
     string_literal,
 )
+from skillkit_core.source.diagnostics import closest_name, unknown_name_message
+from skillkit_core.source.model import Role, Target
 
 # The definitions and the engine are imported on first use: the registry (and with it
 # this module) is loaded by every ``skillkit check``, also of SKILL.md folders only.
@@ -31,8 +32,6 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
 
 
 def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
-    from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX
-
     skill = ctx.skill
     assert skill is not None
     for step in ctx.steps.values():
@@ -49,32 +48,12 @@ def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                 range=where,
                 severity="error",
             )
-        elif target.startswith(SUBSKILL_PREFIX):
-            name = target[len(SUBSKILL_PREFIX) :]
-            if skill.subskill(name) is None:
-                yield ctx.diagnostic(
-                    RULE,
-                    f"step '{step.name}': on_max_visits='{target}' names no registered sub-skill",
-                    step=step.name,
-                    range=where,
-                    severity="error",
-                )
-        elif target.startswith(TOPIC_PREFIX):
-            name = target[len(TOPIC_PREFIX) :]
-            if skill.topic(name) is None:
-                yield ctx.diagnostic(
-                    RULE,
-                    f"step '{step.name}': on_max_visits='{target}' names no registered topic",
-                    step=step.name,
-                    range=where,
-                    severity="error",
-                )
-        elif target not in ctx.steps:
-            hint = closest(target, ctx.steps)
+        elif (missing := _missing(ctx, target)) is not None:
+            kind, bare, candidates = missing
+            hint = closest_name(bare, candidates)
             yield ctx.diagnostic(
                 RULE,
-                f"step '{step.name}': on_max_visits='{target}' is not a step"
-                + (f"; did you mean '{hint}'?" if hint else ""),
+                unknown_name_message(Role.ON_MAX_VISITS, step.name, target, kind, hint),
                 step=step.name,
                 range=where,
                 severity="error",
@@ -88,6 +67,24 @@ def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                 range=where,
                 severity="warning",
             )
+
+
+def _missing(ctx: WorkflowContext, target: str) -> tuple[Target, str, Iterable[str]] | None:
+    """(kind, bare name, names it could have meant) for an on_max_visits target that
+    names nothing; None when it names a step, sub-skill or topic."""
+    from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX
+
+    skill = ctx.skill
+    assert skill is not None
+    if target.startswith(SUBSKILL_PREFIX):
+        name = target[len(SUBSKILL_PREFIX) :]
+        names = [s.name for s in skill.subskills]
+        return None if name in names else (Target.SUBSKILL, name, names)
+    if target.startswith(TOPIC_PREFIX):
+        name = target[len(TOPIC_PREFIX) :]
+        names = [t.name for t in skill.topics]
+        return None if name in names else (Target.TOPIC, name, names)
+    return None if target in ctx.steps else (Target.STEP, target, ctx.steps)
 
 
 def _looping(ctx: WorkflowContext) -> set[str]:
@@ -183,7 +180,7 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
         target = ctx.steps[step].on_max_visits
         if not target or target in ctx.steps or target == "self" or ":" in target:
             return None
-        hint = closest(target, ctx.steps)
+        hint = closest_name(target, ctx.steps)
         if hint is None or diagnostic.range is None or ctx.text_at(diagnostic.range) != target:
             return None
         return replacement_fix(f"Change on_max_visits to '{hint}'", diagnostic.range, hint)

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
-from skillkit_core.lint.workflow import WorkflowContext, closest, replacement_fix
+from skillkit_core.lint.workflow import WorkflowContext, replacement_fix
+from skillkit_core.source.diagnostics import closest_name, unknown_name_message
+from skillkit_core.source.model import Role, Target
 
 # The definitions and the engine load on first use (every ``skillkit check`` imports
 # the rule registry, also for SKILL.md folders only).
@@ -16,6 +18,7 @@ _STORE_ROLES = ("store-subscript", "store-get", "store-all", "store-ran")
 
 
 def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
+    from skillkit_core.definitions import PARENT
     from skillkit_core.engine.graph import literal_targets
 
     skill = ctx.skill
@@ -23,79 +26,60 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         return
     if skill.entry not in ctx.steps:
         entry = ctx.chain.entry if ctx.chain is not None else None
-        yield _unknown(
-            ctx,
-            f"entry '{skill.entry}' is not a step",
-            skill.entry,
-            ctx.steps,
-            None,
-            entry.name_range if entry is not None else ctx.chain_range,
-        )
+        where = entry.name_range if entry is not None else ctx.chain_range
+        yield _unknown(ctx, Role.ENTRY, None, skill.entry, (Target.STEP, ctx.steps), where)
     for step in ctx.steps.values():
         for role, target in literal_targets(step):
             if role == "on_max_visits":
                 continue  # cycle-guard reports a broken guard
+            where = _written_at(ctx, step.name, target)
+            if target == PARENT:
+                said = "a branch to" if role.startswith("branch") else role
+                yield ctx.diagnostic(
+                    RULE,
+                    f"step '{step.name}': {said} '{target}' was never replaced; give next= "
+                    "when you .extend() a step(...) template or .register() a module",
+                    step=step.name,
+                    range=where,
+                )
+                continue
             problem = _problem(ctx, target)
             if problem is not None:
-                predicate, candidates = problem
-                where = _written_at(ctx, step.name, target)
-                said = "a branch to" if role.startswith("branch") else role
-                yield _unknown(
-                    ctx,
-                    f"step '{step.name}': {said} '{target}' {predicate}",
-                    target,
-                    candidates,
-                    step.name,
-                    where,
-                )
+                kind = Role.BRANCH if role.startswith("branch") else Role.NEXT
+                yield _unknown(ctx, kind, step.name, target, problem, where)
     yield from _dynamic_returns(ctx)
     yield from _store_lookups(ctx)
 
 
-def _problem(ctx: WorkflowContext, target: str) -> tuple[str, Iterable[str]] | None:
-    """What is wrong with a literal target (said after the target), and the names it
-    could have meant."""
+def _problem(ctx: WorkflowContext, target: str) -> tuple[Target, Iterable[str]] | None:
+    """What kind of name ``target`` fails to be and the names it could have meant (None
+    when it names something that exists)."""
     from skillkit_core.definitions import PARENT, SUBSKILL_PREFIX, TOPIC_PREFIX
 
     skill = ctx.skill
     assert skill is not None
-    if target == "self":
+    if target in ("self", PARENT):
         return None
-    if target == PARENT:
-        return (
-            "was never replaced; give next= when you .extend() a step(...) template or "
-            ".register() a module",
-            (),
-        )
     if target.startswith(SUBSKILL_PREFIX):
         names = [s.name for s in skill.subskills]
-        if target[len(SUBSKILL_PREFIX) :] in names:
-            return None
-        return "names no registered sub-skill", names
+        return None if target[len(SUBSKILL_PREFIX) :] in names else (Target.SUBSKILL, names)
     if target.startswith(TOPIC_PREFIX):
         names = [t.name for t in skill.topics]
-        if target[len(TOPIC_PREFIX) :] in names:
-            return None
-        return "names no registered topic", names
-    if target in ctx.steps:
-        return None
-    return "is not a step", ctx.steps
+        return None if target[len(TOPIC_PREFIX) :] in names else (Target.TOPIC, names)
+    return None if target in ctx.steps else (Target.STEP, ctx.steps)
 
 
 def _unknown(
     ctx: WorkflowContext,
-    message: str,
-    name: str,
-    candidates: Iterable[str],
+    role: Role,
     step: str | None,
+    written: str,
+    problem: tuple[Target, Iterable[str]],
     where: SourceRange | None,
 ) -> LintDiagnostic:
-    from skillkit_core.definitions import PARENT, SUBSKILL_PREFIX, TOPIC_PREFIX
-
-    bare = name.split(":", 1)[1] if name.startswith((SUBSKILL_PREFIX, TOPIC_PREFIX)) else name
-    hint = closest(bare, candidates) if name != PARENT else None
-    if hint is not None:
-        message += f"; did you mean '{hint}'?"
+    kind, candidates = problem
+    bare = written if kind == Target.STEP else written.split(":", 1)[1]
+    message = unknown_name_message(role, step, written, kind, closest_name(bare, candidates))
     return ctx.diagnostic(RULE, message, step=step, range=where)
 
 
@@ -135,16 +119,7 @@ def _dynamic_returns(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
             continue
         steps = [name for name, _ in ctx.owned(ref.owners)]
         step = steps[0] if steps else None
-        predicate, candidates = problem
-        prefix = f"step '{step}': " if step else ""
-        yield _unknown(
-            ctx,
-            f"{prefix}next returns '{target}', which {predicate}",
-            target,
-            candidates,
-            step,
-            ref.name_range,
-        )
+        yield _unknown(ctx, Role.NEXT_RETURN, step, target, problem, ref.name_range)
 
 
 def _store_lookups(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
@@ -155,15 +130,8 @@ def _store_lookups(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         steps = [name for name, _ in ctx.owned(ref.owners)]
         if not steps:
             continue
-        yield _unknown(
-            ctx,
-            f"step '{steps[0]}': the store lookup '{ref.name}' names no step, so it never "
-            "finds a result",
-            ref.name,
-            ctx.steps,
-            steps[0],
-            ref.name_range,
-        )
+        problem = (Target.STEP, ctx.steps)
+        yield _unknown(ctx, Role(ref.role), steps[0], ref.name, problem, ref.name_range)
 
 
 def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
@@ -183,7 +151,7 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
         candidates = [t.name for t in ctx.skill.topics]
     else:
         candidates = ctx.steps
-    hint = closest(name, candidates)
+    hint = closest_name(name, candidates)
     if hint is None or hint == name:
         return None
     return replacement_fix(f"Change '{name}' to '{hint}'", where, hint)

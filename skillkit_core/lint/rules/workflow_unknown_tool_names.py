@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from skillkit_core.hosts import KNOWN_TOOL_NAMES
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 from skillkit_core.lint.rule import Rule
-from skillkit_core.lint.workflow import WorkflowContext, closest, replacement_fix
+from skillkit_core.lint.workflow import WorkflowContext, replacement_fix
+from skillkit_core.source.diagnostics import closest_name
 
 
 def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
@@ -15,7 +16,7 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         if guard.tool is None or guard.tool in KNOWN_TOOL_NAMES:
             continue
         steps = [name for name, _ in ctx.owned(guard.owners)]
-        hint = closest(guard.tool, KNOWN_TOOL_NAMES)
+        hint = closest_name(guard.tool, KNOWN_TOOL_NAMES)
         message = f"'{guard.tool}' is not a tool of any known host, so this check is never true" + (
             f"; did you mean '{hint}'?" if hint else ""
         )
@@ -26,7 +27,7 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
     if diagnostic.range is None:
         return None
     name = ctx.text_at(diagnostic.range)
-    hint = closest(name, KNOWN_TOOL_NAMES) if name else None
+    hint = closest_name(name, KNOWN_TOOL_NAMES) if name else None
     if hint is None or hint == name:
         return None
     return replacement_fix(f"Change '{name}' to '{hint}'", diagnostic.range, hint)

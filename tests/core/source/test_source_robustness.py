@@ -178,7 +178,7 @@ def test_a_long_chain_keeps_every_step_in_order() -> None:
     assert [step.name for step in index.steps] == [f"s{i}" for i in range(2_000)]
     (diagnostic,) = structural_diagnostics(index)
     assert diagnostic.rule == "unknown-step" and diagnostic.message.startswith(
-        'no step named "s2000"'
+        "step 's1999': next 's2000' is not a step"
     )
 
 

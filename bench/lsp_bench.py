@@ -125,7 +125,12 @@ class Bench:
             self.versions[params.uri] = params.version
             self.events.setdefault((params.uri, params.version), time.perf_counter())
 
-        self.client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+        def accept_registration(params: types.RegistrationParams) -> None:
+            """The server registers file watchers like an editor expects; nothing to do."""
+
+        features = self.client.protocol.fm.features
+        features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+        features[types.CLIENT_REGISTER_CAPABILITY] = accept_registration
 
     async def wait(self, condition, timeout: float = 60.0) -> None:
         deadline = time.perf_counter() + timeout

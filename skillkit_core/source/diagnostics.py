@@ -165,8 +165,10 @@ def _unknown(
     written = _WRITTEN_PREFIX.get(ref.target, "") + ref.name
     fix = None
     if hint is not None:
+        # The rules' titles: cycle-guard's for a guard, unknown-step's for the rest.
+        what = "on_max_visits" if ref.role == Role.ON_MAX_VISITS else f"'{ref.name}'"
         fix = Fix(
-            title=f"Change '{ref.name}' to '{hint}'",
+            title=f"Change {what} to '{hint}'",
             edits=(TextEdit(range=ref.name_range, new_text=hint, file=file),),
         )
     # An unknown on_max_visits target is a broken loop guard: cycle-guard's finding.

@@ -91,7 +91,7 @@ async def test_did_you_mean_fix_renames_the_target(client: LanguageClient) -> No
     guard = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
     actions = await _actions(client, uri, guard)
     fix = actions[0]
-    assert fix.title == "Change 'finsh' to 'finish'" and fix.is_preferred
+    assert fix.title == "Change on_max_visits to 'finish'" and fix.is_preferred
     fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
     assert 'on_max_visits="finish"' in fixed
     assert [a.title for a in actions][

@@ -199,3 +199,17 @@ def test_the_syntax_layer_reports_unknown_names_in_the_rules_words(fixture: str)
         for d in check_fixture(fixture)
     }
     assert syntax and set(syntax) <= semantic
+
+
+def test_the_syntax_layer_offers_the_rules_fix_titles() -> None:
+    from skillkit_core.source.diagnostics import structural_diagnostics
+    from skillkit_core.source.index import index_source
+
+    path = FIXTURES / "cycle_guard_bad.py"
+    syntax = structural_diagnostics(index_source(path.read_text()), file=str(path))
+    semantic = check_fixture("cycle_guard_bad.py")
+    line = 40  # on_max_visits="finsh"
+    (ours,) = [d for d in syntax if d.range is not None and d.range.line == line]
+    (theirs,) = [d for d in semantic if d.range is not None and d.range.line == line]
+    assert ours.fix is not None and theirs.fix is not None
+    assert ours.fix.title == theirs.fix.title == "Change on_max_visits to 'finish'"

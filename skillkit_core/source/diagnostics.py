@@ -166,9 +166,12 @@ def _unknown(
     fix = None
     if hint is not None:
         # The rules' titles: cycle-guard's for a guard, unknown-step's for the rest.
-        what = "on_max_visits" if ref.role == Role.ON_MAX_VISITS else f"'{ref.name}'"
+        if ref.role == Role.ON_MAX_VISITS:
+            title = f"Change on_max_visits to '{_WRITTEN_PREFIX.get(ref.target, '') + hint}'"
+        else:
+            title = f"Change '{ref.name}' to '{hint}'"
         fix = Fix(
-            title=f"Change {what} to '{hint}'",
+            title=title,
             edits=(TextEdit(range=ref.name_range, new_text=hint, file=file),),
         )
     # An unknown on_max_visits target is a broken loop guard: cycle-guard's finding.

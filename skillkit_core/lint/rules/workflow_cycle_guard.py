@@ -178,12 +178,20 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
         return None
     if diagnostic.severity == "error":
         target = ctx.steps[step].on_max_visits
-        if not target or target in ctx.steps or target == "self" or ":" in target:
+        missing = _missing(ctx, target) if target and target != "self" else None
+        if missing is None or diagnostic.range is None:
             return None
-        hint = closest_name(target, ctx.steps)
-        if hint is None or diagnostic.range is None or ctx.text_at(diagnostic.range) != target:
+        _, bare, candidates = missing
+        hint = closest_name(bare, candidates)
+        written = ctx.text_at(diagnostic.range)
+        if hint is None or written not in (target, bare):
             return None
-        return replacement_fix(f"Change on_max_visits to '{hint}'", diagnostic.range, hint)
+        prefix = target[: len(target) - len(bare)]  # "topic:", "subskill:" or ""
+        # The range holds the whole string or, after a prefix, only the name.
+        new_text = prefix + hint if written == target else hint
+        return replacement_fix(
+            f"Change on_max_visits to '{prefix + hint}'", diagnostic.range, new_text
+        )
     if not any(mark in diagnostic.message for mark in _LOOP_MARKS):
         return None
     from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS

@@ -20,34 +20,45 @@ def _method_names() -> frozenset[str]:
 
 
 def _fields(source: Any) -> dict[str, Any] | None:
-    """Field name -> annotation of a pydantic model or TypedDict (None for other types)."""
+    """Field name -> type of a pydantic model, TypedDict or dataclass: the types the
+    store keeps as a mapping (None for other types)."""
+    if not isinstance(source, type):
+        return None
     model_fields = getattr(source, "model_fields", None)
-    if isinstance(model_fields, dict) and isinstance(source, type):
+    if isinstance(model_fields, dict):
         return {name: info.annotation for name, info in model_fields.items()}
-    if typing.is_typeddict(source):
-        return dict(getattr(source, "__annotations__", {}))
+    import dataclasses
+
+    from typing_extensions import is_typeddict  # also knows typing_extensions' own
+
+    if is_typeddict(source) or dataclasses.is_dataclass(source):
+        try:
+            return typing.get_type_hints(source)
+        except Exception:  # an unresolvable forward reference: the names are still known
+            names = getattr(source, "__annotations__", {})
+            return dict.fromkeys(names)
     return None
 
 
 def _shadowed(
-    source: Any, methods: frozenset[str], path: str = "", seen: set[int] | None = None
+    source: Any, methods: frozenset[str], path: str = "", within: frozenset[int] = frozenset()
 ) -> Iterator[str]:
     """Dotted paths of the fields (nested models and lists of them included) whose name
-    is a record method."""
-    seen = set() if seen is None else seen
-    if id(source) in seen:
+    is a record method. ``within`` holds the types on the way here (a recursive model is
+    followed once; the same model under two fields is reported under both)."""
+    if id(source) in within:
         return
     fields = _fields(source)
     if fields is None:
         for inner in typing.get_args(source):  # list[Model], Model | None, dict[str, Model]
-            yield from _shadowed(inner, methods, path, seen)
+            yield from _shadowed(inner, methods, path, within)
         return
-    seen.add(id(source))
+    within = within | {id(source)}
     for name, annotation in fields.items():
         where = f"{path}.{name}" if path else name
         if name in methods:
             yield where
-        yield from _shadowed(annotation, methods, where, seen)
+        yield from _shadowed(annotation, methods, where, within)
 
 
 def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:

@@ -35,13 +35,7 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
             where = _written_at(ctx, step.name, target)
             if target == PARENT:
                 said = "a branch to" if role.startswith("branch") else role
-                yield ctx.diagnostic(
-                    RULE,
-                    f"step '{step.name}': {said} '{target}' was never replaced; give next= "
-                    "when you .extend() a step(...) template or .register() a module",
-                    step=step.name,
-                    range=where,
-                )
+                yield _never_replaced(ctx, step.name, f"{said} '{target}'", where)
                 continue
             problem = _problem(ctx, target)
             if problem is not None:
@@ -110,16 +104,36 @@ def _text(ref: object) -> str:
     return name
 
 
+def _never_replaced(
+    ctx: WorkflowContext, step: str, what: str, where: SourceRange | None
+) -> LintDiagnostic:
+    return ctx.diagnostic(
+        RULE,
+        f"step '{step}': {what} was never replaced; give next= when you .extend() a "
+        "step(...) template or .register() a module",
+        step=step,
+        range=where,
+    )
+
+
 def _dynamic_returns(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     """Literals a ``next`` callable returns (read from the source)."""
+    from skillkit_core.definitions import PARENT
+
     for ref in ctx.refs(("next-return",)):
         target = _text(ref)
-        problem = _problem(ctx, target)
-        if problem is None:
-            continue
         steps = [name for name, _ in ctx.owned(ref.owners)]
         step = steps[0] if steps else None
-        yield _unknown(ctx, Role.NEXT_RETURN, step, target, problem, ref.name_range)
+        if target == PARENT:
+            # .register()/.extend() wrap the callable so that it returns their next=
+            # instead: only an unwrapped one really hands the sentinel to the engine.
+            if step is not None and not hasattr(ctx.steps[step].next, "__wrapped__"):
+                where = ref.name_range
+                yield _never_replaced(ctx, step, f"next returns '{target}', which", where)
+            continue
+        problem = _problem(ctx, target)
+        if problem is not None:
+            yield _unknown(ctx, Role.NEXT_RETURN, step, target, problem, ref.name_range)
 
 
 def _store_lookups(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:

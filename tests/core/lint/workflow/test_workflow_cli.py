@@ -42,7 +42,7 @@ def test_text_output_groups_by_file_with_positions_and_frames(tmp_path: Path) ->
         "a step; did you mean 'verify'? (step 'choose') (fixable)"
     ) in out
     assert '> 20 │     .step("choose", prompt="Which version?"' in out
-    assert "Found 6 errors in 1 target. (5 fixable with --fix)" in out
+    assert "Found 7 errors in 1 target. (5 fixable with --fix)" in out
 
 
 def test_clean_file_exits_0_and_attr_entries_work(tmp_path: Path) -> None:
@@ -107,7 +107,7 @@ def test_fix_rewrites_the_file_and_reports_what_is_left(tmp_path: Path) -> None:
     _project(tmp_path, "unknown_step_bad.py")
     done = skillkit("check", "unknown_step_bad.py", "--fix", cwd=tmp_path)
     assert "Applied 5 fixes in 1 file." in done.stdout
-    assert "Found 1 error in 1 target." in done.stdout
+    assert "Found 2 errors in 1 target." in done.stdout
     assert 'next="verify"' in (tmp_path / "unknown_step_bad.py").read_text()
 
 

@@ -54,8 +54,9 @@ def test_unknown_step_fix_uses_the_closest_name(tmp_path: Path) -> None:
     assert "ctx.store.steps.get('verify')" in text
     assert 'entry="start"' in text
     assert 'branch("topic:auth"' in text
-    # "report" is close to no step: reported, not guessed
-    assert findings(after) == [("unknown-step", "error", 30)]
+    # "report" is close to no step, and "__parent__" needs a next= of its own: reported,
+    # not guessed
+    assert findings(after) == [("unknown-step", "error", 30), ("unknown-step", "error", 57)]
 
 
 def test_primitive_mismatch_fix_adds_the_value_to_the_literal(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ EXPECTED: dict[str, list[tuple[str, str, int | None]]] = {
         ("unknown-step", "error", 30),  # a next callable returns "report"
         ("unknown-step", "error", 37),  # entry="strat"
         ("unknown-step", "error", 48),  # branch("topic:autth")
+        ("unknown-step", "error", 57),  # a next callable returns "__parent__"
     ],
     "unknown_step_good.py": [],
     "graph_bad.py": [
@@ -39,10 +40,13 @@ EXPECTED: dict[str, list[tuple[str, str, int | None]]] = {
     ],
     "schema_good.py": [],
     "shadowed_field_bad.py": [
-        ("shadowed-store-field", "warning", 23),  # stores={"tally": Tally}: Tally.keys
-        ("shadowed-store-field", "warning", 24),  # Order.items
-        ("shadowed-store-field", "warning", 24),  # Order.lines[].values
-        ("shadowed-store-field", "warning", 25),  # Line.values
+        ("shadowed-store-field", "warning", 36),  # stores={"tally": Tally}: Tally.keys
+        ("shadowed-store-field", "warning", 37),  # Order.items
+        ("shadowed-store-field", "warning", 37),  # Order.lines[].values
+        ("shadowed-store-field", "warning", 37),  # Order.returned.values (Line again)
+        ("shadowed-store-field", "warning", 38),  # Line.values
+        ("shadowed-store-field", "warning", 39),  # a TypedDict's get
+        ("shadowed-store-field", "warning", 40),  # a dataclass's items
     ],
     "shadowed_field_good.py": [],
     "composite_bad.py": [
@@ -126,9 +130,12 @@ def test_unknown_step_ranges_cover_exactly_the_misspelt_name() -> None:
         text[d.range.line][d.range.column : d.range.end_column]  # type: ignore[union-attr]
         for d in found
     ]
-    assert names == ["verfiy", "abrot", "verfy", "report", "strat", "autth"]
+    assert names == ["verfiy", "abrot", "verfy", "report", "strat", "autth", "__parent__"]
     assert "did you mean 'verify'?" in found[0].message
-    assert "names no registered topic; did you mean 'auth'?" in found[-1].message
+    assert "names no registered topic; did you mean 'auth'?" in found[-2].message
+    assert found[-1].message.startswith(
+        "step 'ask': next returns '__parent__', which was never replaced"
+    )
 
 
 def test_store_access_message_explains_which_path_skips_the_step() -> None:
@@ -174,7 +181,7 @@ def test_reference_findings_are_about_the_reference_files() -> None:
 
 
 def test_shadowed_field_messages_name_the_field_and_the_safe_spelling() -> None:
-    store, items, nested, _ = check_fixture("shadowed_field_bad.py")
+    store, items, nested, *_ = check_fixture("shadowed_field_bad.py")
     assert store.message.startswith("store 'tally': field 'keys' is read back as a record")
     assert items.step == "order"
     assert "response field 'items'" in items.message and "read it as ['items']" in items.message
@@ -213,3 +220,24 @@ def test_the_syntax_layer_offers_the_rules_fix_titles() -> None:
     (theirs,) = [d for d in semantic if d.range is not None and d.range.line == line]
     assert ours.fix is not None and theirs.fix is not None
     assert ours.fix.title == theirs.fix.title == "Change on_max_visits to 'finish'"
+
+
+def test_a_broken_guard_to_a_topic_gets_a_fix_that_keeps_the_prefix(tmp_path) -> None:
+    from skillkit_core.lint.check_workflow import check_entry
+
+    path = tmp_path / "desk.py"
+    path.write_text(
+        "from skillkit_core import skill, terminal\n\n"
+        "desk = (\n"
+        '    skill(name="desk", entry="a", description="Desk.")\n'
+        '    .step("a", prompt="A.", next="a", max_visits=2, on_max_visits="topic:autth")\n'
+        '    .topic("auth", label="Auth", content="Token.")\n'
+        "    .build()\n"
+        ")\n"
+    )
+    (guard,) = [d for d in check_entry(path).diagnostics if d.rule == "cycle-guard"]
+    assert guard.fix is not None and guard.fix.title == "Change on_max_visits to 'topic:auth'"
+    (edit,) = guard.fix.edits
+    line = path.read_text().splitlines()[edit.range.line]
+    fixed = line[: edit.range.column] + edit.new_text + line[edit.range.end_column :]
+    assert 'on_max_visits="topic:auth"' in fixed

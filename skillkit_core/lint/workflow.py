@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         SourceIndex,
         StepInfo,
         StepRef,
+        Target,
         ToolGuard,
     )
 
@@ -368,6 +369,33 @@ def _find_chain(source: SourceIndex | None, definition: AnyDefinition) -> ChainI
     if len(chains) == 1 or len(unnamed) == 1:
         return (unnamed or chains)[0]
     return None
+
+
+def unknown_target(ctx: WorkflowContext, target: str) -> UnknownTarget | None:
+    """What a transition target fails to name, when it names no step, registered
+    sub-skill (``subskill:x``) or topic (``topic:x``); None when it names one."""
+    from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX
+    from skillkit_core.source.model import Target
+
+    skill = ctx.skill
+    assert skill is not None
+    if target.startswith(SUBSKILL_PREFIX):
+        name, names = target[len(SUBSKILL_PREFIX) :], [s.name for s in skill.subskills]
+        return None if name in names else UnknownTarget(Target.SUBSKILL, name, names)
+    if target.startswith(TOPIC_PREFIX):
+        name, names = target[len(TOPIC_PREFIX) :], [t.name for t in skill.topics]
+        return None if name in names else UnknownTarget(Target.TOPIC, name, names)
+    return None if target in ctx.steps else UnknownTarget(Target.STEP, target, list(ctx.steps))
+
+
+@dataclass(frozen=True)
+class UnknownTarget:
+    """A target that names nothing: the ``kind`` of thing it should name, its ``name``
+    without a ``subskill:``/``topic:`` prefix, and the names it could have meant."""
+
+    kind: Target
+    name: str
+    candidates: list[str]
 
 
 # ---------------------------------------------------------------- fixes and hints

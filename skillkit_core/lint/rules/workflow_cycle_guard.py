@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -11,9 +11,10 @@ from skillkit_core.lint.workflow import (
     add_arguments_fix,
     replacement_fix,
     string_literal,
+    unknown_target,
 )
 from skillkit_core.source.diagnostics import closest_name, unknown_name_message
-from skillkit_core.source.model import Role, Target
+from skillkit_core.source.model import Role
 
 # The definitions and the engine are imported on first use: the registry (and with it
 # this module) is loaded by every ``skillkit check``, also of SKILL.md folders only.
@@ -48,12 +49,11 @@ def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                 range=where,
                 severity="error",
             )
-        elif (missing := _missing(ctx, target)) is not None:
-            kind, bare, candidates = missing
-            hint = closest_name(bare, candidates)
+        elif (missing := unknown_target(ctx, target)) is not None:
+            hint = closest_name(missing.name, missing.candidates)
             yield ctx.diagnostic(
                 RULE,
-                unknown_name_message(Role.ON_MAX_VISITS, step.name, target, kind, hint),
+                unknown_name_message(Role.ON_MAX_VISITS, step.name, target, missing.kind, hint),
                 step=step.name,
                 range=where,
                 severity="error",
@@ -67,24 +67,6 @@ def _invalid_guards(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                 range=where,
                 severity="warning",
             )
-
-
-def _missing(ctx: WorkflowContext, target: str) -> tuple[Target, str, Iterable[str]] | None:
-    """(kind, bare name, names it could have meant) for an on_max_visits target that
-    names nothing; None when it names a step, sub-skill or topic."""
-    from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX
-
-    skill = ctx.skill
-    assert skill is not None
-    if target.startswith(SUBSKILL_PREFIX):
-        name = target[len(SUBSKILL_PREFIX) :]
-        names = [s.name for s in skill.subskills]
-        return None if name in names else (Target.SUBSKILL, name, names)
-    if target.startswith(TOPIC_PREFIX):
-        name = target[len(TOPIC_PREFIX) :]
-        names = [t.name for t in skill.topics]
-        return None if name in names else (Target.TOPIC, name, names)
-    return None if target in ctx.steps else (Target.STEP, target, ctx.steps)
 
 
 def _looping(ctx: WorkflowContext) -> set[str]:
@@ -178,11 +160,11 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
         return None
     if diagnostic.severity == "error":
         target = ctx.steps[step].on_max_visits
-        missing = _missing(ctx, target) if target and target != "self" else None
+        missing = unknown_target(ctx, target) if target and target != "self" else None
         if missing is None or diagnostic.range is None:
             return None
-        _, bare, candidates = missing
-        hint = closest_name(bare, candidates)
+        bare = missing.name
+        hint = closest_name(bare, missing.candidates)
         written = ctx.text_at(diagnostic.range)
         if hint is None or written not in (target, bare):
             return None

@@ -6,7 +6,12 @@ from collections.abc import Iterable, Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
-from skillkit_core.lint.workflow import WorkflowContext, replacement_fix
+from skillkit_core.lint.workflow import (
+    UnknownTarget,
+    WorkflowContext,
+    replacement_fix,
+    unknown_target,
+)
 from skillkit_core.source.diagnostics import closest_name, unknown_name_message
 from skillkit_core.source.model import Role, Target
 
@@ -27,40 +32,30 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     if skill.entry not in ctx.steps:
         entry = ctx.chain.entry if ctx.chain is not None else None
         where = entry.name_range if entry is not None else ctx.chain_range
-        yield _unknown(ctx, Role.ENTRY, None, skill.entry, (Target.STEP, ctx.steps), where)
+        problem = UnknownTarget(Target.STEP, skill.entry, list(ctx.steps))
+        yield _unknown(ctx, Role.ENTRY, None, skill.entry, problem, where)
     for step in ctx.steps.values():
         for role, target in literal_targets(step):
             if role == "on_max_visits":
                 continue  # cycle-guard reports a broken guard
-            where = _written_at(ctx, step.name, target)
             if target == PARENT:
                 said = "a branch to" if role.startswith("branch") else role
+                where = _written_at(ctx, step.name, target)
                 yield _never_replaced(ctx, step.name, f"{said} '{target}'", where)
                 continue
             problem = _problem(ctx, target)
             if problem is not None:
                 kind = Role.BRANCH if role.startswith("branch") else Role.NEXT
+                where = _written_at(ctx, step.name, target)
                 yield _unknown(ctx, kind, step.name, target, problem, where)
     yield from _dynamic_returns(ctx)
     yield from _store_lookups(ctx)
 
 
-def _problem(ctx: WorkflowContext, target: str) -> tuple[Target, Iterable[str]] | None:
-    """What kind of name ``target`` fails to be and the names it could have meant (None
-    when it names something that exists)."""
-    from skillkit_core.definitions import PARENT, SUBSKILL_PREFIX, TOPIC_PREFIX
+def _problem(ctx: WorkflowContext, target: str) -> UnknownTarget | None:
+    from skillkit_core.definitions import PARENT
 
-    skill = ctx.skill
-    assert skill is not None
-    if target in ("self", PARENT):
-        return None
-    if target.startswith(SUBSKILL_PREFIX):
-        names = [s.name for s in skill.subskills]
-        return None if target[len(SUBSKILL_PREFIX) :] in names else (Target.SUBSKILL, names)
-    if target.startswith(TOPIC_PREFIX):
-        names = [t.name for t in skill.topics]
-        return None if target[len(TOPIC_PREFIX) :] in names else (Target.TOPIC, names)
-    return None if target in ctx.steps else (Target.STEP, ctx.steps)
+    return None if target in ("self", PARENT) else unknown_target(ctx, target)
 
 
 def _unknown(
@@ -68,12 +63,11 @@ def _unknown(
     role: Role,
     step: str | None,
     written: str,
-    problem: tuple[Target, Iterable[str]],
+    problem: UnknownTarget,
     where: SourceRange | None,
 ) -> LintDiagnostic:
-    kind, candidates = problem
-    bare = written if kind == Target.STEP else written.split(":", 1)[1]
-    message = unknown_name_message(role, step, written, kind, closest_name(bare, candidates))
+    hint = closest_name(problem.name, problem.candidates)
+    message = unknown_name_message(role, step, written, problem.kind, hint)
     return ctx.diagnostic(RULE, message, step=step, range=where)
 
 
@@ -144,7 +138,7 @@ def _store_lookups(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         steps = [name for name, _ in ctx.owned(ref.owners)]
         if not steps:
             continue
-        problem = (Target.STEP, ctx.steps)
+        problem = UnknownTarget(Target.STEP, ref.name, list(ctx.steps))
         yield _unknown(ctx, Role(ref.role), steps[0], ref.name, problem, ref.name_range)
 
 

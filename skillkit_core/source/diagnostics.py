@@ -69,6 +69,8 @@ def _unknown_targets(index: SourceIndex, file: str | None) -> Iterable[LintDiagn
         known = names.for_ref(ref)
         if known is None or ref.name in known:
             continue
+        if ref.role == Role.ENTRY and not known:
+            continue  # a skill with no steps at all: invalid-definition says so, as the rules do
         yield _unknown(index, ref, known, file)
 
 
@@ -187,6 +189,8 @@ def _unknown(
 
 
 def _duplicates(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
+    from skillkit_core.lint.rules.workflow_duplicate_step import duplicate_message
+
     reported: set[int] = set()
     spaces = {namespace(index, chain.index).chains for chain in index.chains}
     for chains in sorted(spaces, key=sorted):
@@ -205,7 +209,7 @@ def _duplicates(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic
             yield LintDiagnostic(
                 rule=DUPLICATE_STEP,
                 severity="error",
-                message=f'step "{step.name}" is already defined on line {earlier.range.line + 1}',
+                message=duplicate_message(step.name, earlier.range.line + 1),
                 step=step.name,
                 file=file,
                 range=step.name_string.inner,
@@ -213,6 +217,8 @@ def _duplicates(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic
 
 
 def _composite_names(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
+    from skillkit_core.lint.rules.workflow_composite_step_name import slash_name_message
+
     for chain in index.chains:
         if not chain.subskills:
             continue
@@ -223,10 +229,7 @@ def _composite_names(index: SourceIndex, file: str | None) -> Iterable[LintDiagn
             yield LintDiagnostic(
                 rule=COMPOSITE_STEP_NAME,
                 severity="error",
-                message=(
-                    f'step "{step.name}" of a skill with sub-skills contains "/", which is '
-                    "reserved for sub-skill step names (<subskill>/<step>)"
-                ),
+                message=slash_name_message(step.name),
                 step=step.name,
                 file=file,
                 range=step.name_string.inner,
@@ -236,7 +239,10 @@ def _composite_names(index: SourceIndex, file: str | None) -> Iterable[LintDiagn
 def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
     # A step is unreachable when no skill whose namespace holds it can reach it, and
     # every such skill's graph is fully known.
+    from skillkit_core.lint.rules.workflow_unreachable_step import unreachable_message
+
     verdicts: dict[int, bool] = {}
+    entries: dict[int, str] = {}  # the entry of a skill the step is unreachable from
     for chain in index.chains:
         if chain.kind != "skill":
             continue
@@ -248,6 +254,8 @@ def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnosti
                 step = index.steps[position]
                 alive = not judged or step.name in reached
                 verdicts[position] = verdicts.get(position, False) or alive
+                if not alive and graph.entry is not None:
+                    entries.setdefault(position, graph.entry)
     for position, alive in sorted(verdicts.items()):
         step = index.steps[position]
         if alive or step.name_string is None:
@@ -255,7 +263,7 @@ def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnosti
         yield LintDiagnostic(
             rule=UNREACHABLE_STEP,
             severity="warning",
-            message=f'step "{step.name}" is never reached from the entry step',
+            message=unreachable_message(step.name, entries[position]),
             step=step.name,
             file=file,
             range=step.name_string.inner,

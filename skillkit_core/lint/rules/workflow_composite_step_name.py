@@ -15,12 +15,15 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         return
     for name in ctx.steps:
         if "/" in name:
-            yield ctx.diagnostic(
-                RULE,
-                f"dispatcher step '{name}' contains '/', which names sub-skill steps "
-                "(such as 'doctor/diagnose'); rename it",
-                step=name,
-            )
+            yield ctx.diagnostic(RULE, slash_name_message(name), step=name)
+
+
+def slash_name_message(step: str) -> str:
+    """The finding's words (the syntax layer reports it the same way)."""
+    return (
+        f"dispatcher step '{step}' contains '/', which names sub-skill steps "
+        "(such as 'doctor/diagnose'); rename it"
+    )
 
 
 RULE = Rule(

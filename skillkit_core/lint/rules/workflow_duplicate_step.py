@@ -27,13 +27,15 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         first = infos[0].range.line + 1
         for info in infos[1:]:
             where = info.name_string.range if info.name_string is not None else info.range
-            yield ctx.diagnostic(
-                RULE,
-                f"step '{name}' is already defined on line {first}; this definition is "
-                "ignored, so rename one of them",
-                step=name,
-                range=where,
-            )
+            yield ctx.diagnostic(RULE, duplicate_message(name, first), step=name, range=where)
+
+
+def duplicate_message(step: str, first_line: int) -> str:
+    """The finding's words for a second definition (the syntax layer's too); lines 1-based."""
+    return (
+        f"step '{step}' is already defined on line {first_line}; this definition is ignored, "
+        "so rename one of them"
+    )
 
 
 RULE = Rule(

@@ -18,12 +18,12 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         return  # a next we cannot read, or a mistyped target, may lead anywhere
     for name in ctx.steps:
         if name not in graph.reachable:
-            yield ctx.diagnostic(
-                RULE,
-                f"step '{name}' can never run: no transition from the entry "
-                f"'{skill.entry}' leads to it",
-                step=name,
-            )
+            yield ctx.diagnostic(RULE, unreachable_message(name, skill.entry), step=name)
+
+
+def unreachable_message(step: str, entry: str) -> str:
+    """The finding's words (the syntax layer reports it the same way)."""
+    return f"step '{step}' can never run: no transition from the entry '{entry}' leads to it"
 
 
 RULE = Rule(

@@ -32,7 +32,9 @@ def test_a_step_no_transition_reaches_is_unreachable() -> None:
     assert diagnostic.rule == "unreachable-step" and diagnostic.severity == "warning"
     assert diagnostic.step == "orphan" and diagnostic.file == "release.py"
     assert diagnostic.range == SourceRange(94, 11, 94, 17)
-    assert diagnostic.message == 'step "orphan" is never reached from the entry step'
+    assert diagnostic.message == (
+        "step 'orphan' can never run: no transition from the entry 'choose' leads to it"
+    )
 
 
 def test_a_misspelt_next_is_an_unknown_step_with_a_did_you_mean_fix() -> None:
@@ -114,7 +116,9 @@ def test_a_duplicate_step_name_is_reported_on_the_second_definition() -> None:
     (diagnostic,) = structural_diagnostics(index_source(text))
     assert diagnostic.rule == "duplicate-step" and diagnostic.severity == "error"
     assert diagnostic.range == SourceRange(5, 11, 5, 12)
-    assert diagnostic.message == 'step "b" is already defined on line 5'
+    assert diagnostic.message == (
+        "step 'b' is already defined on line 5; this definition is ignored, so rename one of them"
+    )
 
 
 def test_a_module_step_clashing_with_a_skill_step_is_a_duplicate() -> None:

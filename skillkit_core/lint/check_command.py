@@ -13,9 +13,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from skillkit_core.errors import SkillkitError
+
+if TYPE_CHECKING:
+    from skillkit_core.lint.parallel import Helpers
 
 USAGE_ERROR = 2
 
@@ -30,8 +33,12 @@ def execute(
     fix: bool = False,
     hosts: bool = False,
     config: str | None = None,
+    helpers: Helpers | None = None,
 ) -> int:
-    """Check ``paths``, print the result in ``output_format``, return the exit code."""
+    """Check ``paths``, print the result in ``output_format``, return the exit code.
+
+    ``helpers`` are processes started early to share the folders (see
+    :func:`~skillkit_core.lint.check_paths.start_folder_helpers`)."""
     from skillkit_core.lint import format as formats
     from skillkit_core.lint.check_paths import run_check
 
@@ -49,6 +56,7 @@ def execute(
             fix=fix,
             config_file=Path(config) if config else None,
             hosts=hosts,
+            helpers=helpers,
         )
     except SkillkitError as error:
         print(f"error[{error.code}]: {error.message}", file=sys.stderr)
@@ -99,7 +107,7 @@ def parser() -> argparse.ArgumentParser:
     return check
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:
     """Parse ``argv`` (the words after ``check``) and run :func:`execute`."""
     options = parser().parse_args(list(argv))
     return execute(
@@ -111,6 +119,7 @@ def main(argv: Sequence[str]) -> int:
         fix=options.fix,
         hosts=options.hosts,
         config=options.config,
+        helpers=helpers,
     )
 
 
@@ -121,14 +130,21 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     (which would only walk the imported modules' objects again and again); and it exits
     once output is flushed and exit handlers have run, skipping the interpreter's
     teardown (freeing every module and object one by one costs a tenth of checking 200
-    skills, and nothing else happens in it for this command).
+    skills, and nothing else happens in it for this command). Helpers for a walk of many
+    folders start first of all, so their imports overlap the parsing and the walk.
     """
     import atexit
     import gc
     import os
 
+    from skillkit_core.lint.check_paths import start_folder_helpers
+
     gc.disable()
-    code = main(argv)
+    helpers = start_folder_helpers()
+    try:
+        code = main(argv, helpers)
+    finally:
+        helpers.dismiss()
     sys.stdout.flush()
     sys.stderr.flush()
     atexit._run_exitfuncs()

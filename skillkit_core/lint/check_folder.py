@@ -69,6 +69,16 @@ def check_folder(
     return FolderReport(folder, kept, verdicts, suppressed=len(found) - len(kept))
 
 
+def prepare() -> None:
+    """Import now what the first :func:`check_folder` would: the manifest rules and the
+    YAML parser (for a helper process that waits for folders to check)."""
+    import yaml  # noqa: F401 - what manifest.parse imports on first use
+
+    from skillkit_core.lint.registry import rules_for
+
+    rules_for("manifest")
+
+
 def check_skill_folder(path: str | Path, *, text: str | None = None) -> list[LintDiagnostic]:
     """Every diagnostic for the SKILL.md folder at ``path`` (after inline suppressions);
     ``text`` replaces the SKILL.md on disk, as in :func:`check_folder`."""

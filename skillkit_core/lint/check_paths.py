@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.check_folder import FolderReport, check_folder
 from skillkit_core.lint.config import LintConfig
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.manifest.compat import Consumer, HostVerdict
+
+if TYPE_CHECKING:
+    from skillkit_core.lint.parallel import Helpers, Work
 
 TargetKind = Literal["manifest", "workflow"]
 _MANIFEST_NAMES = ("SKILL.md", "skill.md")
@@ -207,12 +210,15 @@ def check_targets(
     *,
     workers: int | None = None,
     hosts: bool = True,
+    helpers: Helpers | None = None,
 ) -> CheckRun:
     """Check every target and apply ``config`` (select/ignore/severity).
 
     SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
     the same as checking them one by one. ``hosts=False`` skips the host verdicts.
+    ``helpers``, started with :func:`start_folder_helpers` before the targets were known,
+    take the place of freshly forked processes (and are dismissed when not needed).
     """
     targets = list(targets)
     for target in targets:
@@ -220,13 +226,15 @@ def check_targets(
             raise UsageError(
                 f"{target.label}: checking Python skill files is not available in this build"
             )
-    reports = _reports(targets, workers, hosts)
+    reports = _reports(targets, workers, hosts, helpers)
     diagnostics = [d for report in reports for d in config.apply(report.diagnostics)]
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
 
 
-def _reports(targets: list[Target], workers: int | None, hosts: bool) -> list[TargetReport]:
+def _reports(
+    targets: list[Target], workers: int | None, hosts: bool, helpers: Helpers | None
+) -> list[TargetReport]:
     """Each target's report, in order; SKILL.md folders in forked processes when many."""
     folders = [target for target in targets if target.kind == "manifest"]
     if workers is None:
@@ -234,16 +242,52 @@ def _reports(targets: list[Target], workers: int | None, hosts: bool) -> list[Ta
 
         workers = worker_count(len(folders))
     if workers <= 1:
+        if helpers is not None:
+            helpers.dismiss()
         return [CHECKERS[target.kind](target, hosts) for target in targets]
-    from skillkit_core.lint.parallel import Codec, map_forked
-
     check_folder = CHECKERS["manifest"]
-    codec = Codec(_plain_report, _report_from_plain)
-    done = iter(map_forked(lambda target: check_folder(target, hosts), folders, workers, codec))
+    if helpers is not None:
+        done = iter(
+            helpers.share(
+                len(folders),
+                (hosts, [str(target.path) for target in folders]),
+                lambda index: check_folder(folders[index], hosts),
+                lambda index, plain: _report_from_plain(folders[index], plain),
+            )
+        )
+    else:
+        from skillkit_core.lint.parallel import Codec, map_forked
+
+        codec = Codec(_plain_report, _report_from_plain)
+        done = iter(map_forked(lambda target: check_folder(target, hosts), folders, workers, codec))
     return [
         next(done) if target.kind == "manifest" else CHECKERS[target.kind](target, hosts)
         for target in targets
     ]
+
+
+def start_folder_helpers() -> Helpers:
+    """Helpers for :func:`check_targets`, forked now (at program start) so that they
+    import the rules and the YAML parser while the caller reads its command line and
+    walks the folders: one per usable CPU beyond the first, up to
+    :data:`~skillkit_core.lint.parallel.MAX_EARLY_HELPERS`."""
+    from skillkit_core.lint.parallel import MAX_EARLY_HELPERS, Helpers, usable_cpus
+
+    return Helpers.start(_load_folder_work, min(usable_cpus() - 1, MAX_EARLY_HELPERS))
+
+
+def _load_folder_work() -> Work:
+    from skillkit_core.lint.check_folder import prepare
+
+    prepare()
+    return _folder_work
+
+
+def _folder_work(payload: tuple[bool, list[str]], index: int) -> tuple:
+    """A helper's work: the plain report of folder ``index`` (``payload``: the hosts
+    flag and the folder paths)."""
+    hosts, paths = payload
+    return _plain_report(_check_manifest(Target("manifest", Path(paths[index])), hosts))
 
 
 def _plain_report(report: TargetReport) -> tuple:
@@ -317,6 +361,7 @@ def run_check(
     config_file: Path | None = None,
     max_fix_passes: int = 3,
     hosts: bool = True,
+    helpers: Helpers | None = None,
 ) -> CheckOutcome:
     """Everything ``skillkit check`` does below the command line.
 
@@ -324,6 +369,7 @@ def run_check(
     flags. With ``fix``, safe fixes are applied and the targets re-checked (a few passes,
     since one fix can reveal another), and the final state is reported. ``hosts=False``
     leaves out the host verdicts (``skillkit check`` without ``--hosts`` shows none).
+    ``helpers`` serve the first check, as in :func:`check_targets`.
     """
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
 
@@ -337,7 +383,7 @@ def run_check(
 
         validate_patterns(config, (rule.id for rule in RULES))
     targets = collect_targets(paths)
-    run = check_targets(targets, config, hosts=hosts)
+    run = check_targets(targets, config, hosts=hosts, helpers=helpers)
     applied, files = 0, set()
     for _ in range(max_fix_passes if fix else 0):
         if not run.fixable:

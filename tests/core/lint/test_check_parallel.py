@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -83,6 +87,131 @@ def test_an_error_in_the_callers_share_propagates() -> None:
 
     with pytest.raises(ValueError, match="item 0"):
         parallel.map_forked(boom, list(range(10)), 2)
+
+
+@needs_fork
+def test_the_command_with_early_helpers_prints_the_sequential_result(tmp_path: Path) -> None:
+    _skills(tmp_path, 48)
+    done = subprocess.run(
+        [sys.executable, "-m", "skillkit_core", "check", str(tmp_path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    sequential = check_targets(collect_targets([str(tmp_path)]), LintConfig(), workers=1)
+    assert done.returncode == sequential.exit_code == 1
+    assert done.stdout == render_json(sequential, hosts=False) + "\n"
+
+
+def _slow_here(index: int) -> tuple[int, str]:
+    time.sleep(0.002)  # the caller is slow, so the helper surely takes tickets
+    return index * index, "here"
+
+
+def _as_helper(_payload: object, index: int) -> tuple[int, str]:
+    return index * index, "helper"
+
+
+def _helper_work() -> parallel.Work:
+    return _as_helper
+
+
+@needs_fork
+def test_helpers_started_before_the_work_share_it_in_order() -> None:
+    helpers = parallel.Helpers.start(_helper_work, 1)
+    results = helpers.share(100, None, _slow_here, lambda index, plain: tuple(plain))
+    assert [value for value, _ in results] == [n * n for n in range(100)]
+    assert {source for _, source in results} == {"here", "helper"}
+    # A pool shares once; then it is empty and the caller does everything.
+    assert helpers.share(3, None, _slow_here, lambda index, plain: plain) == [
+        (0, "here"),
+        (1, "here"),
+        (4, "here"),
+    ]
+
+
+def _dying_work() -> parallel.Work:
+    def work(_payload: object, index: int) -> tuple[int, str]:
+        os._exit(3)
+
+    return work
+
+
+def _failing_load() -> parallel.Work:
+    raise ImportError("no such module")
+
+
+@needs_fork
+@pytest.mark.parametrize("load", [_dying_work, _failing_load])
+def test_what_a_helper_does_not_deliver_the_caller_does(load: object) -> None:
+    helpers = parallel.Helpers.start(load, 2)  # type: ignore[arg-type]
+    results = helpers.share(40, None, _slow_here, lambda index, plain: tuple(plain))
+    assert results == [(n * n, "here") for n in range(40)]
+
+
+def _work_failing_at_7() -> parallel.Work:
+    def work(_payload: object, index: int) -> int:
+        if index == 7:
+            raise ValueError("item 7")
+        return index
+
+    return work
+
+
+@needs_fork
+def test_an_item_that_fails_in_a_helper_fails_in_the_caller_too() -> None:
+    def here(index: int) -> int:
+        if index == 7:
+            raise ValueError("item 7")
+        time.sleep(0.002)
+        return index
+
+    helpers = parallel.Helpers.start(_work_failing_at_7, 1)
+    with pytest.raises(ValueError, match="item 7"):
+        helpers.share(40, None, here, lambda index, plain: plain)
+
+
+@needs_fork
+def test_the_job_payload_reaches_the_helpers() -> None:
+    def work() -> parallel.Work:
+        return lambda payload, index: payload[index].upper()
+
+    words = [f"word{n}" for n in range(64)]
+    helpers = parallel.Helpers.start(work, 1)
+
+    def here(index: int) -> str:
+        time.sleep(0.002)
+        return words[index].upper()
+
+    assert helpers.share(64, words, here, lambda index, plain: plain) == [w.upper() for w in words]
+
+
+@needs_fork
+def test_a_dismissed_helper_does_not_hold_the_callers_output(tmp_path: Path) -> None:
+    # The helper is still loading when the caller dismisses it and exits; whoever reads
+    # the caller's output must see its end at once, not when the helper is done.
+    script = tmp_path / "caller.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import time
+            from skillkit_core.lint import parallel
+
+            def load():
+                time.sleep(5)
+                return lambda payload, index: index
+
+            helpers = parallel.Helpers.start(load, 1)
+            helpers.dismiss()
+            print("done", flush=True)
+            """
+        ),
+        encoding="utf-8",
+    )
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.stdout == "done\n"
+    assert time.monotonic() - start < 4
 
 
 def test_few_items_or_one_cpu_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,19 +1,19 @@
 """``skillkit check`` below the argument parser: run the check, print, return the exit code.
 
 Two parsers feed :func:`execute`: the typer command in ``cli.py`` (for ``--help`` and the
-command list) and :func:`main`, a plain ``argparse`` parser that ``cli.main`` uses for
-``skillkit check`` itself, because importing typer (and the pydantic it pulls in) costs
-more than checking a few hundred skills. Both accept the same options; a test keeps them
-in step.
+command list) and :func:`main`, which the console script uses for ``skillkit check``
+itself: importing typer (and the pydantic it pulls in) costs more than checking a few
+hundred skills, and even ``argparse`` (with the ``gettext`` and ``locale`` lookups it makes
+while building a parser) costs as much as checking ten, so :func:`parse_options` uses the
+standard library's ``getopt``. Both accept the same options; a test keeps them in step.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from skillkit_core.errors import SkillkitError
 
@@ -84,43 +84,53 @@ def execute(
     return run.exit_code
 
 
-class _Formatter(argparse.HelpFormatter):
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=100)
+# The long options of ``skillkit check``: the parameter of :func:`execute` each sets, and
+# whether it takes a value (repeatable ones collect a list).
+OPTIONS: dict[str, tuple[str, bool]] = {
+    "format": ("output_format", True),
+    "strict": ("strict", False),
+    "select": ("select", True),
+    "ignore": ("ignore", True),
+    "fix": ("fix", False),
+    "hosts": ("hosts", False),
+    "config": ("config", True),
+}
+_REPEATABLE = frozenset({"select", "ignore"})
 
 
-def parser() -> argparse.ArgumentParser:
-    """The plain parser for ``skillkit check`` (same options as the typer command)."""
-    # A fixed width: the default formatter imports shutil to ask the terminal's, and
-    # argparse makes one per option (this parser prints nothing but usage errors).
-    check = argparse.ArgumentParser(
-        prog="skillkit check", add_help=False, formatter_class=_Formatter
-    )
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument("--format", dest="output_format", default="text")
-    check.add_argument("--strict", action="store_true")
-    check.add_argument("--select", action="append")
-    check.add_argument("--ignore", action="append")
-    check.add_argument("--fix", action="store_true")
-    check.add_argument("--hosts", action="store_true")
-    check.add_argument("--config")
-    return check
+def parse_options(argv: Sequence[str]) -> dict[str, Any]:
+    """The keyword arguments of :func:`execute` for ``argv`` (the words after ``check``).
+
+    Options may come before, between or after the paths, as ``--name value`` or
+    ``--name=value``, abbreviated to any unique prefix; ``--`` ends them. Raises
+    :class:`SkillkitError` (code ``usage``) for an unknown or malformed option.
+    """
+    import getopt
+
+    spec = [f"{name}=" if takes_value else name for name, (_, takes_value) in OPTIONS.items()]
+    try:
+        found, paths = getopt.gnu_getopt(list(argv), "", spec)
+    except getopt.GetoptError as error:
+        raise SkillkitError(str(error), code="usage") from None
+    options: dict[str, Any] = {"paths": paths}
+    for flag, value in found:
+        name = flag[2:]
+        parameter, takes_value = OPTIONS[name]
+        if name in _REPEATABLE:
+            options.setdefault(parameter, []).append(value)
+        else:
+            options[parameter] = value if takes_value else True
+    return options
 
 
 def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:
     """Parse ``argv`` (the words after ``check``) and run :func:`execute`."""
-    options = parser().parse_args(list(argv))
-    return execute(
-        options.paths,
-        output_format=options.output_format,
-        strict=options.strict,
-        select=options.select,
-        ignore=options.ignore,
-        fix=options.fix,
-        hosts=options.hosts,
-        config=options.config,
-        helpers=helpers,
-    )
+    try:
+        options = parse_options(argv)
+    except SkillkitError as error:
+        print(f"error[{error.code}]: {error.message}", file=sys.stderr)
+        return USAGE_ERROR
+    return execute(**options, helpers=helpers)
 
 
 def main_and_exit(argv: Sequence[str]) -> NoReturn:

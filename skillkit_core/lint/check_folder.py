@@ -29,7 +29,7 @@ class FolderReport(NamedTuple):
 
 def skill_folder_of(path: str | Path) -> Path:
     """The skill folder for ``path``: the path itself, or the folder of a SKILL.md file."""
-    target = Path(path)
+    target = path if isinstance(path, Path) else Path(path)
     if target.name.lower() == "skill.md" and target.is_file():
         return target.parent
     return target

@@ -19,7 +19,13 @@ from skillkit_core.manifest.markdown import (
     find_suppressions,
     scan_markdown,
 )
-from skillkit_core.manifest.parse import SKILL_MD, FieldSpan, ParsedSkillMd, read_skill_md
+from skillkit_core.manifest.parse import (
+    SKILL_MD,
+    FieldSpan,
+    ParsedSkillMd,
+    read_regular_file,
+    read_skill_md,
+)
 
 # Listing a folder stops after this many files (a skill folder is small; a mistaken
 # target such as a home directory must not hang the check).
@@ -57,7 +63,7 @@ class SkillFolder:
     """
 
     def __init__(self, root: str | Path, parsed: ParsedSkillMd | None = None) -> None:
-        self.root = Path(root)
+        self.root = root if isinstance(root, Path) else Path(root)
         self.parsed = parsed if parsed is not None else read_skill_md(self.root)
         self.skill_md = self.parsed.path or str(self.root / SKILL_MD)
         self._texts: dict[str, str | None] = {}
@@ -65,7 +71,7 @@ class SkillFolder:
     @cached_property
     def manifest_name(self) -> str:
         """The manifest's file name (``SKILL.md``, or ``skill.md`` where that was found)."""
-        return Path(self.skill_md).name
+        return os.path.basename(self.skill_md)
 
     @property
     def folder_name(self) -> str:
@@ -215,11 +221,10 @@ class SkillFolder:
         if file.size > MAX_SCAN_BYTES:
             return None
         try:
-            with open(file.path, "rb") as handle:
-                data = handle.read()
+            data = read_regular_file(file.path, MAX_SCAN_BYTES + 1)
         except OSError:
             return None
-        if b"\x00" in data[:8192]:
+        if data is None or len(data) > MAX_SCAN_BYTES or b"\x00" in data[:8192]:
             return None
         return data.decode("utf-8", errors="replace")
 

@@ -15,14 +15,16 @@ PyYAML is imported only when a frontmatter is actually parsed.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from bisect import bisect_right
 from collections.abc import Mapping
 from itertools import accumulate
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
 
@@ -476,27 +478,23 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
     reference validator accepts it). A missing or unreadable file, undecodable bytes and
     files over ``MAX_BYTES`` become problems of the returned value; nothing is raised.
     """
-    target = Path(folder_or_file)
-    folder = target.is_dir()
-    # find_skill_md gives a regular file or None, so a folder's file is not tested again.
-    file = find_skill_md(target) if folder else (target if target.is_file() else None)
-    if file is None:
-        missing = target / SKILL_MD if folder else target
-        return _missing(str(missing), f"no {SKILL_MD} found at {missing}")
+    target = os.fspath(folder_or_file)
     try:
-        with file.open("rb") as handle:
-            data = _read_at_most(handle, MAX_BYTES + 1)
+        file, data = _read_manifest(target)
     except OSError as error:
-        message = f"cannot read {file}: {error.strerror or error}"
+        message = f"cannot read {error.filename}: {error.strerror or error}"
         problem = ParseProblem("unreadable", message, _ZERO)
-        return ParsedSkillMd(path=str(file), text="", problems=(problem,))
+        return ParsedSkillMd(path=error.filename, text="", problems=(problem,))
+    if data is None:
+        missing = os.path.join(target, SKILL_MD) if os.path.isdir(target) else target
+        return _missing(missing, f"no {SKILL_MD} found at {missing}")
     extra: list[ParseProblem] = []
     if len(data) > MAX_BYTES:
         data = data[:MAX_BYTES]
         message = f"{SKILL_MD} is larger than {MAX_BYTES} bytes; only the start was read"
         extra.append(ParseProblem("too-large", message, _ZERO))
     text, bad_at = _decode(data)
-    parsed = parse_skill_md(text, str(file))
+    parsed = parse_skill_md(text, file)
     if bad_at is not None:
         line, column = parsed.position(max(0, bad_at - (1 if parsed.had_bom else 0)))
         extra.append(
@@ -512,20 +510,71 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
 
 
 _ZERO = SourceRange(0, 0, 0, 0)
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
+# Non-blocking: opening a FIFO named SKILL.md must not wait for a writer (it is then
+# refused as no regular file); reads of regular files are not affected.
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
-def _read_at_most(handle: BinaryIO, limit: int) -> bytes:
-    """Up to ``limit`` bytes of ``handle``. Asks for the file's size first: ``read(limit)``
-    allocates ``limit`` bytes up front, which costs more than reading a small file."""
+def _read_manifest(target: str) -> tuple[str, bytes | None]:
+    """The manifest path and (up to ``MAX_BYTES + 1``) bytes for a folder or file path;
+    ``None`` bytes when there is no manifest regular file. Opens the files it looks for
+    instead of asking first (each question is a system call, and this runs per folder);
+    an error other than "not there" is raised with the path as ``filename``."""
+    for name in (SKILL_MD, "skill.md"):
+        candidate = os.path.join(target, name)
+        data = read_regular_file(candidate, MAX_BYTES + 1)
+        if data is not None:
+            return candidate, data
+    if os.path.isdir(target):
+        return target, None
+    return target, read_regular_file(target, MAX_BYTES + 1)
+
+
+def read_regular_file(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file at ``path``; ``None`` when there is none
+    there (no such file, or a folder, FIFO or device). Other errors are raised, with
+    ``path`` as the error's ``filename``."""
     try:
-        size = os.fstat(handle.fileno()).st_size
-    except OSError:
-        size = limit
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        if error.errno in _NOT_THERE:
+            return None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return _read_at_most(fd, info.st_size, limit)
+    except OSError as error:
+        error.filename = path
+        raise
+    finally:
+        os.close(fd)
+
+
+def _read_at_most(fd: int, size: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of the open file ``fd`` whose size was ``size``. Asks for one
+    byte more than that size: a shorter read is the end of the file (``os.read(limit)``
+    would allocate ``limit`` bytes up front, which costs more than reading a small file);
+    a file that grew is read on to the limit."""
     want = min(size + 1, limit)
-    data = handle.read(want)
-    if len(data) < want:
-        return data  # the end of the file
-    return data + handle.read(limit - len(data)) if len(data) < limit else data
+    data = os.read(fd, want)
+    if len(data) < want or len(data) >= limit:
+        return data
+    chunks, total = [data], len(data)
+    while total < limit:
+        chunk = os.read(fd, min(limit - total, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def find_skill_md(folder: Path) -> Path | None:

@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from skillkit_core.cli import app
-from skillkit_core.lint.check_command import parser
+from skillkit_core.errors import SkillkitError
+from skillkit_core.lint.check_command import OPTIONS, parse_options
 from tests.core.lint.skillmd_support import make_skill, skill_md
 
 
@@ -136,11 +138,31 @@ def test_rules_and_explain(tmp_path: Path) -> None:
     assert "did you mean script-shebang" in unknown.stderr
 
 
+def test_fast_parser_reads_options_anywhere_and_refuses_unknown_ones() -> None:
+    assert parse_options(["a", "--form=json", "b", "--select", "x", "--sel", "y,z", "--fix"]) == {
+        "paths": ["a", "b"],
+        "output_format": "json",
+        "select": ["x", "y,z"],
+        "fix": True,
+    }
+    assert parse_options(["--strict", "--", "--odd-name"]) == {
+        "paths": ["--odd-name"],
+        "strict": True,
+    }
+    for argv, message in (
+        (["a", "--bogus"], "option --bogus not recognized"),
+        (["a", "--format"], "option --format requires argument"),
+        (["a", "--strict=yes"], "option --strict must not have an argument"),
+    ):
+        with pytest.raises(SkillkitError, match=message) as raised:
+            parse_options(argv)
+        assert raised.value.code == "usage"
+
+
 def test_typer_command_and_fast_parser_take_the_same_options(tmp_path: Path) -> None:
     command = next(c for c in app.registered_commands if c.callback.__name__ == "check")
     typer_names = set(inspect.signature(command.callback).parameters)
-    argparse_names = {action.dest for action in parser()._actions}
-    assert typer_names == argparse_names
+    assert typer_names == {"paths"} | {parameter for parameter, _ in OPTIONS.values()}
     make_skill(tmp_path, "pdf", {"SKILL.md": skill_md("pdf-tools")})
     result = CliRunner().invoke(app, ["check", str(tmp_path / "pdf"), "--format", "json"])
     assert result.exit_code == 1

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillkit_core.lint.diagnostic import SourceRange
-from skillkit_core.manifest import parse_skill_md, read_skill_md
+from skillkit_core.manifest import parse, parse_skill_md, read_skill_md
 
 GOOD = """---
 name: pdf-tools
@@ -160,6 +162,26 @@ def test_read_falls_back_to_lowercase_skill_md(tmp_path: Path) -> None:
     parsed = read_skill_md(tmp_path)
     assert parsed.ok
     assert Path(parsed.path).name == "skill.md"
+
+
+def test_a_folder_or_fifo_named_skill_md_is_no_manifest(tmp_path: Path) -> None:
+    (tmp_path / "SKILL.md").mkdir()
+    assert codes(read_skill_md(tmp_path)) == ["missing-file"]
+    if hasattr(os, "mkfifo"):  # opening it must not wait for a writer
+        os.mkfifo(tmp_path / "skill.md")
+        assert codes(read_skill_md(tmp_path)) == ["missing-file"]
+    assert codes(read_skill_md(tmp_path / "nowhere")) == ["missing-file"]
+    assert read_skill_md(tmp_path / "nowhere").path == str(tmp_path / "nowhere")
+
+
+def test_a_file_over_the_limit_is_read_to_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parse, "MAX_BYTES", 64)
+    (tmp_path / "SKILL.md").write_text(GOOD + "x" * 200, encoding="utf-8")
+    parsed = read_skill_md(tmp_path)
+    assert codes(parsed)[0] == "too-large"
+    assert len(parsed.text) == 64
 
 
 def test_undecodable_bytes_are_reported_with_their_position(tmp_path: Path) -> None:

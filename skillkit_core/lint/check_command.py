@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from skillkit_core.errors import SkillkitError
 
 if TYPE_CHECKING:
-    from skillkit_core.lint.parallel import Helpers
+    from skillkit_core.lint.parallel import Helpers, Work
 
 USAGE_ERROR = 2
 
@@ -38,7 +38,7 @@ def execute(
     """Check ``paths``, print the result in ``output_format``, return the exit code.
 
     ``helpers`` are processes started early to share the folders (see
-    :func:`~skillkit_core.lint.check_paths.start_folder_helpers`)."""
+    :func:`_start_helpers`)."""
     from skillkit_core.lint import format as formats
     from skillkit_core.lint.check_paths import run_check
 
@@ -133,6 +133,23 @@ def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:
     return execute(**options, helpers=helpers)
 
 
+def _start_helpers() -> Helpers:
+    """Helpers for the folders, forked before anything else is imported: they import the
+    rules and the YAML parser while this process reads the options and walks the folders
+    (and the less memory they share with it, the less either copies on write). One per
+    usable CPU beyond the first, up to :data:`~skillkit_core.lint.parallel.MAX_EARLY_HELPERS`.
+    """
+    from skillkit_core.lint.parallel import MAX_EARLY_HELPERS, Helpers, usable_cpus
+
+    return Helpers.start(_folder_work, min(usable_cpus() - 1, MAX_EARLY_HELPERS))
+
+
+def _folder_work() -> Work:
+    from skillkit_core.lint.check_paths import prepare_folder_work
+
+    return prepare_folder_work()
+
+
 def main_and_exit(argv: Sequence[str]) -> NoReturn:
     """:func:`main` as a whole process (the console script's ``skillkit check``).
 
@@ -147,10 +164,8 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     import gc
     import os
 
-    from skillkit_core.lint.check_paths import start_folder_helpers
-
     gc.disable()
-    helpers = start_folder_helpers()
+    helpers = _start_helpers()
     try:
         code = main(argv, helpers)
     finally:

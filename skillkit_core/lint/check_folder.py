@@ -1,7 +1,5 @@
 """Lint one SKILL.md folder: run every manifest rule, honour suppressions, judge hosts."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple

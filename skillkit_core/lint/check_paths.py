@@ -8,8 +8,6 @@ one entry to :data:`CHECKERS` (and, for directory walks, filling in
 :func:`find_workflow_files`).
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -210,15 +208,16 @@ def check_targets(
     *,
     workers: int | None = None,
     hosts: bool = True,
-    helpers: Helpers | None = None,
+    helpers: "Helpers | None" = None,
 ) -> CheckRun:
     """Check every target and apply ``config`` (select/ignore/severity).
 
     SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
     the same as checking them one by one. ``hosts=False`` skips the host verdicts.
-    ``helpers``, started with :func:`start_folder_helpers` before the targets were known,
-    take the place of freshly forked processes (and are dismissed when not needed).
+    ``helpers``, started with :func:`prepare_folder_work` as their work before the targets
+    were known, take the place of freshly forked processes (and are dismissed when not
+    needed).
     """
     targets = list(targets)
     for target in targets:
@@ -233,7 +232,7 @@ def check_targets(
 
 
 def _reports(
-    targets: list[Target], workers: int | None, hosts: bool, helpers: Helpers | None
+    targets: list[Target], workers: int | None, hosts: bool, helpers: "Helpers | None"
 ) -> list[TargetReport]:
     """Each target's report, in order; SKILL.md folders in forked processes when many."""
     folders = [target for target in targets if target.kind == "manifest"]
@@ -266,17 +265,10 @@ def _reports(
     ]
 
 
-def start_folder_helpers() -> Helpers:
-    """Helpers for :func:`check_targets`, forked now (at program start) so that they
-    import the rules and the YAML parser while the caller reads its command line and
-    walks the folders: one per usable CPU beyond the first, up to
-    :data:`~skillkit_core.lint.parallel.MAX_EARLY_HELPERS`."""
-    from skillkit_core.lint.parallel import MAX_EARLY_HELPERS, Helpers, usable_cpus
-
-    return Helpers.start(_load_folder_work, min(usable_cpus() - 1, MAX_EARLY_HELPERS))
-
-
-def _load_folder_work() -> Work:
+def prepare_folder_work() -> "Work":
+    """Import what checking SKILL.md folders needs and return the work function for
+    :class:`~skillkit_core.lint.parallel.Helpers` that :func:`check_targets` shares
+    folders with (its payload: the hosts flag and the folder paths)."""
     from skillkit_core.lint.check_folder import prepare
 
     prepare()
@@ -361,7 +353,7 @@ def run_check(
     config_file: Path | None = None,
     max_fix_passes: int = 3,
     hosts: bool = True,
-    helpers: Helpers | None = None,
+    helpers: "Helpers | None" = None,
 ) -> CheckOutcome:
     """Everything ``skillkit check`` does below the command line.
 

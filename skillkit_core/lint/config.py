@@ -8,8 +8,6 @@ Recognised keys (others in the table belong to other commands and are left alone
 - ``severity``: a table mapping rule ids to ``error``, ``warning`` or ``info``.
 """
 
-from __future__ import annotations
-
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence

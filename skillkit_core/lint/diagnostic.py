@@ -3,10 +3,11 @@
 These are named tuples, not dataclasses: ``skillkit check`` creates them by the thousand
 in a process that must start fast, and a named tuple class costs a fraction of a
 dataclass to define (and importing ``dataclasses`` pulls in ``inspect``). They are
-immutable; derive a changed copy with ``value._replace(field=...)``.
+immutable; derive a changed copy with ``value._replace(field=...)``. Like every module
+defining the SKILL.md check's named tuples, this one does without ``from __future__ import
+annotations``: ``typing.NamedTuple`` compiles each string annotation when the class is made,
+at every start of ``skillkit check`` (a test in ``tests/cli/test_entry.py`` keeps it so).
 """
-
-from __future__ import annotations
 
 from typing import Literal, NamedTuple
 

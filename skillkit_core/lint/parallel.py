@@ -23,8 +23,6 @@ does not deliver (it failed, was killed, or met an error in an item) is done aga
 calling process, so an error surfaces exactly as it would without forking.
 """
 
-from __future__ import annotations
-
 import marshal
 import os
 import sys
@@ -146,7 +144,7 @@ class Helpers:
         self._tickets = tickets
 
     @classmethod
-    def start(cls, load: Callable[[], Work], count: int) -> Helpers:
+    def start(cls, load: Callable[[], Work], count: int) -> "Helpers":
         """Fork up to ``count`` helpers; each calls ``load`` at once to get its work
         function, then waits for a job."""
         if count < 1 or not can_fork():

@@ -8,8 +8,6 @@ with :meth:`Rule.diagnostic`. ``fix``, when present, computes a safe :class:`Fix
 of the rule's own diagnostics; the driver attaches it.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, NamedTuple
 

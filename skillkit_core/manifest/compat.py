@@ -10,8 +10,6 @@ Verdicts are computed from the lint diagnostics of the folder plus the parsed SK
 so they never disagree with what ``skillkit check`` reports.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 

@@ -2,8 +2,6 @@
 views of the folder (its files, scripts, body scan), each computed once per check.
 """
 
-from __future__ import annotations
-
 import os
 import posixpath
 import stat

@@ -1,7 +1,5 @@
 """Turning link targets and file mentions of a SKILL.md into paths inside the skill."""
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 from urllib.parse import unquote

@@ -5,8 +5,6 @@ Not a full CommonMark parser: it recognises what the SKILL.md rules need, line b
 in one pass, so checking hundreds of skills stays fast.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

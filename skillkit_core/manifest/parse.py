@@ -13,8 +13,6 @@ knows; YAML marks are therefore mapped through their character index, not their 
 PyYAML is imported only when a frontmatter is actually parsed.
 """
 
-from __future__ import annotations
-
 import errno
 import os
 import re
@@ -72,7 +70,7 @@ class FieldSpan(NamedTuple):
     key_range: SourceRange
     value_range: SourceRange
     style: str
-    children: Mapping[str, FieldSpan] = _EMPTY
+    children: Mapping[str, "FieldSpan"] = _EMPTY
     items: tuple[SourceRange, ...] = ()
     scalar: str | None = None
     tag: str = ""
@@ -341,7 +339,7 @@ def _construct_fields(
 
 
 def _yaml_problem(
-    error: yaml.YAMLError, offset: int, starts: tuple[int, ...], yaml_text: str
+    error: "yaml.YAMLError", offset: int, starts: tuple[int, ...], yaml_text: str
 ) -> ParseProblem:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     index = getattr(mark, "index", None)

@@ -56,14 +56,49 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
 
+def _notes(root: Path) -> None:
+    for index in range(40):  # enough folders for the forked workers
+        folder = root / f"notes-{index}"
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(f"---\nname: notes-{index}\ndescription: Notes.\n---\n")
+
+
 def test_checking_skill_md_folders_loads_no_dataclasses_pickle_or_pydantic(
     tmp_path: Path,
 ) -> None:
     # Start-up is most of a check's time: these modules cost more than checking the folders.
-    for index in range(40):  # enough folders for the forked workers
-        folder = tmp_path / f"notes-{index}"
-        folder.mkdir()
-        (folder / "SKILL.md").write_text(f"---\nname: notes-{index}\ndescription: Notes.\n---\n")
+    _notes(tmp_path)
     loaded = _imported("check", str(tmp_path), "--format", "json")
     assert "yaml" in loaded  # the imports were seen
     assert not loaded & {"dataclasses", "inspect", "pickle", "pydantic", *HEAVY}
+
+
+COUNT_FORWARD_REFS = """
+import atexit, sys, typing
+made = []
+original = typing.ForwardRef.__init__
+def counting(self, *args, **kwargs):
+    made.append(args[0])
+    original(self, *args, **kwargs)
+typing.ForwardRef.__init__ = counting
+atexit.register(lambda: print("forward refs:", made, file=sys.stderr))
+from skillkit_core.entry import main
+sys.argv = ["skillkit", "check", sys.argv[1], "--format", "json"]
+main()
+"""
+
+
+def test_checking_skill_md_folders_compiles_no_string_annotations(tmp_path: Path) -> None:
+    # The value types of the SKILL.md check are named tuples, and typing.NamedTuple
+    # compiles each string annotation when the class is made (a hundred of them would
+    # cost as much as checking ten folders), so their modules do without
+    # ``from __future__ import annotations``.
+    _notes(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", COUNT_FORWARD_REFS, str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"summary"' in done.stdout
+    assert done.stderr.strip() == "forward refs: []"

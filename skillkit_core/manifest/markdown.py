@@ -17,10 +17,12 @@ _LINK = re.compile(
     r"\(\s*(<[^>\n]*>|[^)\s]+)"  # (target or <target>
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"  # optional "title")
 )
-_REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)")
-_DYNAMIC_INLINE = re.compile(r"!`([^`\n]+)`")
-_SUPPRESS = re.compile(r"skillkit:\s*ignore(-file)?(?:\[([^\]]*)\])?")
-_COMMENT_ONLY = re.compile(r"^\s*(?:<!--.*-->|#.*)\s*$")
+# Patterns only lines with a rare marker need ("]:", "!`", "skillkit"): compiled on first
+# use (``re`` keeps them), not at every start.
+_REF_DEFINITION = r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)"
+_DYNAMIC_INLINE = r"!`([^`\n]+)`"
+_SUPPRESS = r"skillkit:\s*ignore(-file)?(?:\[([^\]]*)\])?"
+_COMMENT_ONLY = r"^\s*(?:<!--.*-->|#.*)\s*$"
 _FILE_MENTION = re.compile(
     r"(?:(?<=[\s`'\"(=])|^)"
     r"((?:\{baseDir\}/|\$\{?CLAUDE_SKILL_DIR\}?/|\./)?"
@@ -117,7 +119,7 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
         if spans:
             scan.inline_code[line] = spans
         if "!`" in text:
-            for match in _DYNAMIC_INLINE.finditer(text):
+            for match in re.finditer(_DYNAMIC_INLINE, text):
                 where = SourceRange(line, match.start(1), line, match.end(1))
                 scan.commands.append(Command(match.group(1), where))
     taken: list[tuple[int, int]] = []
@@ -138,7 +140,7 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
             )
             taken.append((match.start(), match.end()))
     if "]:" in text:
-        definition = _REF_DEFINITION.match(text)
+        definition = re.match(_REF_DEFINITION, text)
         if definition:
             target = definition.group(1).strip("<>")
             start = definition.start(1) + (1 if definition.group(1).startswith("<") else 0)
@@ -191,13 +193,13 @@ def find_suppressions(lines: list[str]) -> Suppressions:
     for line, text in enumerate(lines):
         if "skillkit" not in text:
             continue
-        for match in _SUPPRESS.finditer(text):
+        for match in re.finditer(_SUPPRESS, text):
             ids = _ids(match.group(2))
             if match.group(1):
                 file_wide |= ids
                 continue
             by_line.setdefault(line, set()).update(ids)
-            if _COMMENT_ONLY.match(text):
+            if re.match(_COMMENT_ONLY, text):
                 by_line.setdefault(line + 1, set()).update(ids)
     if not by_line and not file_wide:
         return NO_SUPPRESSIONS

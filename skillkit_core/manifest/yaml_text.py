@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 # Plain scalars YAML 1.1 or 1.2 parsers would read as something other than a string.
@@ -26,4 +25,6 @@ def scalar(text: str) -> str:
 
 def quoted(text: str) -> str:
     """``text`` as a double-quoted YAML scalar (JSON string syntax is valid YAML)."""
+    import json  # only fixes quote, and most checks fix nothing
+
     return json.dumps(text, ensure_ascii=False)

@@ -9,7 +9,8 @@ from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 
-_BROAD = re.compile(r"\*|Bash|Bash\(\s*:?\s*\*+\s*\)|PowerShell|PowerShell\(\s*:?\s*\*+\s*\)")
+# Compiled on first use (``re`` keeps it): most skills have no allowed-tools.
+_BROAD = r"\*|Bash|Bash\(\s*:?\s*\*+\s*\)|PowerShell|PowerShell\(\s*:?\s*\*+\s*\)"
 
 
 def split_tools(text: str) -> list[tuple[str, int]]:
@@ -60,7 +61,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists or not folder.frontmatter_ok:
         return
     for entry, where in _entries(folder):
-        if _BROAD.fullmatch(entry):
+        if re.fullmatch(_BROAD, entry):
             yield RULE.diagnostic(
                 f"'{entry}' pre-approves every command; name the commands the skill needs, "
                 "such as Bash(git diff:*)",

@@ -17,7 +17,8 @@ from skillkit_core.manifest.parse import parse_skill_md
 from skillkit_core.manifest.yaml_text import quoted
 
 _CODES = ("invalid-yaml", "too-complex")
-_PLAIN_ENTRY = re.compile(r"^([A-Za-z_][\w\-]*):[ \t]+([^\s'\"\[\]{}|>&*!#%@`].*?)[ \t]*$")
+# Compiled on first use (``re`` keeps it): only a frontmatter that fails to parse needs it.
+_PLAIN_ENTRY = r"^([A-Za-z_][\w\-]*):[ \t]+([^\s'\"\[\]{}|>&*!#%@`].*?)[ \t]*$"
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -41,14 +42,14 @@ def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
         patched[line] = patched[line][: edit.range.column] + edit.new_text
         reparsed = parse_skill_md("\n".join(patched))
         if not any(p.code in _CODES for p in reparsed.problems):
-            key = _PLAIN_ENTRY.match(lines[line])
+            key = re.match(_PLAIN_ENTRY, lines[line])
             name = key.group(1) if key else "value"
             return Fix(title=f"Quote the value of '{name}'", edits=(edit,))
     return None
 
 
 def _quote_edit(lines: list[str], line: int, last: int) -> TextEdit | None:
-    match = _PLAIN_ENTRY.match(lines[line])
+    match = re.match(_PLAIN_ENTRY, lines[line])
     if match is None or (": " not in match.group(2) and " #" not in match.group(2)):
         return None
     following = lines[line + 1] if line + 1 < last else ""

@@ -10,7 +10,7 @@ from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 
 _PLACEHOLDER = re.compile(r"(?<![\w$\\])\$(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*))")
-_ENVIRONMENT_STYLE = re.compile(r"[A-Z][A-Z0-9_]*")
+_ENVIRONMENT_STYLE = r"[A-Z][A-Z0-9_]*"  # compiled on first use: few skills have placeholders
 
 
 def declared_arguments(folder: SkillFolder) -> list[str] | None:
@@ -43,7 +43,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     for match, line in _placeholders(folder):
         where = SourceRange(line, match.start(), line, match.end())
         number, name = match.group(1), match.group(2)
-        if name is not None and (name == "ARGUMENTS" or _ENVIRONMENT_STYLE.fullmatch(name)):
+        if name is not None and (name == "ARGUMENTS" or re.fullmatch(_ENVIRONMENT_STYLE, name)):
             continue
         if names is None:
             if name is not None and takes_arguments:

@@ -311,8 +311,8 @@ def _construct_fields(
     mapping: dict[str, Any] = {}
     for key_node, value_node in root.value:
         try:
-            key = loader.construct_object(key_node, deep=True)
-            value = loader.construct_object(value_node, deep=True)
+            key = _construct(loader, key_node)
+            value = _construct(loader, value_node)
         except yaml.YAMLError as error:
             problems.append(_yaml_problem(error, offset, starts, yaml_text))
             continue
@@ -336,6 +336,16 @@ def _construct_fields(
             continue
         mapping.setdefault(str(key), value)
     return mapping
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _construct(loader: Any, node: Any) -> Any:
+    # A string scalar (most keys and values) constructs to its text: skip the machinery.
+    if node.tag == _STR_TAG and node.id == "scalar":
+        return node.value
+    return loader.construct_object(node, deep=True)
 
 
 def _yaml_problem(

@@ -215,9 +215,8 @@ def check_targets(
     SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
     the same as checking them one by one. ``hosts=False`` skips the host verdicts.
-    ``helpers``, started with :func:`prepare_folder_work` as their work before the targets
-    were known, take the place of freshly forked processes (and are dismissed when not
-    needed).
+    ``helpers`` (forked at program start, with :func:`prepare_folder_work` as their work)
+    take the place of freshly forked processes, or are dismissed when not needed.
     """
     targets = list(targets)
     for target in targets:

@@ -41,7 +41,7 @@ MIN_SHARE = 16
 # which a few hundred folders do not repay.
 MAX_EARLY_HELPERS = 3
 # About this many tickets per process: small chunks even out the ends of the shares.
-TICKETS_PER_PROCESS = 32
+TICKETS_PER_PROCESS = 64
 _TICKET_BYTES = 2
 # Every ticket must fit in the pipe before anyone reads: a pipe holds at least a page.
 _MAX_TICKETS = 4096 // _TICKET_BYTES

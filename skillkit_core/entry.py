@@ -22,6 +22,9 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    except KeyboardInterrupt:
+        # Ctrl-C: stop without a traceback, with the shell's code for it (128 + SIGINT).
+        sys.exit(130)
 
 
 def _dispatch(words: list[str]) -> int | None:

@@ -56,6 +56,34 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
 
+INTERRUPT_MID_CHECK = """
+import sys
+from skillkit_core import entry
+from skillkit_core.lint import check_paths
+checked = []
+check_here = check_paths.CHECKERS["manifest"]
+def interrupted(target, hosts):
+    checked.append(target)
+    if len(checked) == 3:
+        raise KeyboardInterrupt
+    return check_here(target, hosts)
+check_paths.CHECKERS["manifest"] = interrupted
+sys.argv = ["skillkit", "check", sys.argv[1], "--format", "json"]
+entry.main()
+"""
+
+
+def test_ctrl_c_stops_quietly_with_exit_130(tmp_path: Path) -> None:
+    _notes(tmp_path)  # enough folders for the helpers: they are stopped too
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_MID_CHECK, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+
+
 def _notes(root: Path) -> None:
     for index in range(40):  # enough folders for the forked workers
         folder = root / f"notes-{index}"

@@ -69,7 +69,15 @@ def interrupted(target, hosts):
     return check_here(target, hosts)
 check_paths.CHECKERS["manifest"] = interrupted
 sys.argv = ["skillkit", "check", sys.argv[1], "--format", "json"]
-entry.main()
+try:
+    entry.main()
+finally:
+    import os
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        print("a helper is still running")
+    except ChildProcessError:
+        print("no helper left")
 """
 
 
@@ -81,7 +89,7 @@ def test_ctrl_c_stops_quietly_with_exit_130(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+    assert (done.returncode, done.stdout, done.stderr) == (130, "no helper left\n", "")
 
 
 def _notes(root: Path) -> None:

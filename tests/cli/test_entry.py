@@ -57,22 +57,20 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
 
 
 INTERRUPT_MID_CHECK = """
-import sys
+import os, sys
 from skillkit_core import entry
-from skillkit_core.lint import check_paths
-checked = []
-check_here = check_paths.CHECKERS["manifest"]
-def interrupted(target, hosts):
-    checked.append(target)
-    if len(checked) == 3:
+from skillkit_core.lint import parallel
+caller = os.getpid()
+take = parallel._take
+def interrupted(tickets):  # Ctrl-C reaches the caller as it takes its first ticket
+    if os.getpid() == caller:
         raise KeyboardInterrupt
-    return check_here(target, hosts)
-check_paths.CHECKERS["manifest"] = interrupted
+    return take(tickets)
+parallel._take = interrupted
 sys.argv = ["skillkit", "check", sys.argv[1], "--format", "json"]
 try:
     entry.main()
 finally:
-    import os
     try:
         os.waitpid(-1, os.WNOHANG)
         print("a helper is still running")

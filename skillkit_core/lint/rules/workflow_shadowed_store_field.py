@@ -61,6 +61,15 @@ def _shadowed(
         yield from _shadowed(annotation, methods, where, within)
 
 
+def _message(read_back: str, field: str) -> str:
+    """``read_back`` says which field is read back from where; the rest is shared."""
+    name = field.rsplit(".", 1)[-1]
+    return (
+        f"{read_back} as a record, where '.{name}' is the record's method, not the field; "
+        f"read it as ['{name}'] or rename the field"
+    )
+
+
 def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     skill = ctx.skill
     if skill is None:
@@ -69,28 +78,24 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     for step in ctx.steps.values():
         if step.response is None:
             continue
-        for field in _shadowed(step.response.source, methods):
-            name = field.rsplit(".", 1)[-1]
-            argument = ctx.step_argument(step.name, "response")
+        fields = list(_shadowed(step.response.source, methods))
+        where = ctx.step_value_range(step.name, "response") if fields else None
+        for field in fields:
             yield ctx.diagnostic(
                 RULE,
-                f"step '{step.name}': response field '{field}' is read back from the store "
-                f"as a record, where '.{name}' is the record's method, not the field; read "
-                f"it as ['{name}'] or rename the field",
+                _message(
+                    f"step '{step.name}': response field '{field}' is read back from the store",
+                    field,
+                ),
                 step=step.name,
-                range=argument.value_range if argument is not None else None,
+                range=where,
             )
     for store, schema in skill.stores.items():
-        for field in _shadowed(schema.source, methods):
-            name = field.rsplit(".", 1)[-1]
-            argument = ctx.chain_argument("stores")
-            yield ctx.diagnostic(
-                RULE,
-                f"store '{store}': field '{field}' is read back as a record, where "
-                f"'.{name}' is the record's method, not the field; read it as ['{name}'] "
-                "or rename the field",
-                range=argument.value_range if argument is not None else None,
-            )
+        fields = list(_shadowed(schema.source, methods))
+        where = ctx.chain_value_range("stores") if fields else None
+        for field in fields:
+            message = _message(f"store '{store}': field '{field}' is read back", field)
+            yield ctx.diagnostic(RULE, message, range=where)
 
 
 RULE = Rule(

@@ -178,9 +178,9 @@ class Helpers:
         function; the caller computes its own with ``run_here(index)`` and rebuilds the
         helpers' results with ``decode(index, plain)``.
         """
-        results: list[Any] = [_NOT_DONE] * count
         if not self._helpers or self._tickets is None:
             return [run_here(index) for index in range(count)]
+        results: list[Any] = [_NOT_DONE] * count
         size = max(1, -(-count // (TICKETS_PER_PROCESS * (len(self._helpers) + 1))))
         size = max(size, -(-count // _MAX_TICKETS))
         tickets_read, tickets_write = self._tickets

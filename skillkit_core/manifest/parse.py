@@ -494,8 +494,7 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
         problem = ParseProblem("unreadable", message, _ZERO)
         return ParsedSkillMd(path=error.filename, text="", problems=(problem,))
     if data is None:
-        missing = os.path.join(target, SKILL_MD) if os.path.isdir(target) else target
-        return _missing(missing, f"no {SKILL_MD} found at {missing}")
+        return _missing(file, f"no {SKILL_MD} found at {file}")
     extra: list[ParseProblem] = []
     if len(data) > MAX_BYTES:
         data = data[:MAX_BYTES]
@@ -531,7 +530,8 @@ _OPEN_FLAGS = (
 
 def _read_manifest(target: str) -> tuple[str, bytes | None]:
     """The manifest path and (up to ``MAX_BYTES + 1``) bytes for a folder or file path;
-    ``None`` bytes when there is no manifest regular file. Opens the files it looks for
+    ``None`` bytes when there is no manifest regular file (the path is then where it was
+    expected: ``folder/SKILL.md``, or the file path given). Opens the files it looks for
     instead of asking first (each question is a system call, and this runs per folder);
     an error other than "not there" is raised with the path as ``filename``."""
     for name in (SKILL_MD, "skill.md"):
@@ -540,7 +540,7 @@ def _read_manifest(target: str) -> tuple[str, bytes | None]:
         if data is not None:
             return candidate, data
     if os.path.isdir(target):
-        return target, None
+        return os.path.join(target, SKILL_MD), None
     return target, read_regular_file(target, MAX_BYTES + 1)
 
 

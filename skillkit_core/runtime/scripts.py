@@ -18,7 +18,9 @@ Limits and isolation:
 - ``args`` go to the process as an argument vector; nothing passes through a shell.
 - The working directory is the skill folder, or ``workdir`` (also contained).
 - The environment is an allow-list taken from the server's own (``PATH``, ``HOME``,
-  locale, ``TZ``, ``TMPDIR``, ``TERM``, user names) plus the call's ``env``.
+  locale, ``TZ``, ``TMPDIR``, ``TERM``, user names) plus the call's ``env``, which may
+  not set anything that changes how a shell, loader or interpreter starts (see
+  :mod:`skillkit_core.runtime.environment`).
 - stdin is empty. Each script is the leader of a new process group; after ``timeout``
   seconds (default 60) the whole group gets SIGKILL, and once the script exits any
   children it left behind are killed too.
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillkit_core.runtime.environment import script_environment
 from skillkit_core.runtime.errors import ScriptError, SkillFileError, ToolArgumentsError
 from skillkit_core.runtime.paths import is_inside, resolve_inside
 
@@ -56,22 +59,6 @@ INTERPRETERS: dict[str, str] = {
     ".mjs": "node",
     ".cjs": "node",
 }
-
-# Variables a script inherits from the server; everything else must come through `env`.
-ENV_ALLOW_LIST = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TZ",
-    "TMPDIR",
-    "TERM",
-)
 
 # After a script exits, how long its pipes may stay open (held by children it left
 # running) before those leftovers are killed.
@@ -182,19 +169,6 @@ def interpreter_for(script: Path, shown: str) -> tuple[str, ...]:
         f"script '{shown}' has no known interpreter (by suffix: {known}) and is not executable; "
         "make it executable with a #! line or use one of those suffixes"
     )
-
-
-def script_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
-    """The allow-listed part of the server's environment, overlaid with ``extra``."""
-    env = {key: os.environ[key] for key in ENV_ALLOW_LIST if key in os.environ}
-    env.setdefault("PATH", os.defpath)
-    for key, value in (extra or {}).items():
-        if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
-            raise ToolArgumentsError(f"environment variable name {key!r} is not valid")
-        if not isinstance(value, str) or "\x00" in value:
-            raise ToolArgumentsError(f"environment variable {key} must be a string without NUL")
-        env[key] = value
-    return env
 
 
 def _checked_args(args: Sequence[str]) -> tuple[str, ...]:

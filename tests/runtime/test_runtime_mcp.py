@@ -319,6 +319,34 @@ async def test_args_are_not_shell_interpreted_and_env_is_an_allow_list(
     assert "PATH" in env
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BASH_ENV", "$(touch {marker})"),
+        ("bash_env", "$(touch {marker})"),
+        ("ENV", "$(touch {marker})"),
+        ("PYTHONPATH", "{hook}"),
+        ("LD_PRELOAD", "{hook}/x.so"),
+        ("NODE_OPTIONS", "--require {hook}/x.js"),
+    ],
+)
+async def test_env_that_changes_how_a_shell_or_interpreter_starts_is_refused(
+    server: McpConnection, tmp_path: Path, name: str, value: str
+) -> None:
+    # Before the deny list, BASH_ENV ran its command substitution before args.sh and
+    # PYTHONPATH made the hook folder's sitecustomize.py run before env.py.
+    marker, hook = tmp_path / "ran", tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    await load(server, "toolbox")
+    for script in ("scripts/args.sh", "scripts/env.py"):
+        arguments = {"path": script, "env": {name: value.format(marker=marker, hook=hook)}}
+        message = await server.refused("skills_run_script", arguments, "arguments")
+        assert f"environment variable {name} is refused" in message
+        assert "cannot change how a shell, loader or interpreter starts" in message
+    assert not marker.exists()
+
+
 async def test_workdir_sets_the_scripts_working_folder(
     server: McpConnection, skill_tree: SkillTree
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from skillkit_core.runtime.environment import DENIED_NAMES, DENIED_PREFIXES
 from skillkit_core.runtime.errors import (
     PathRefusedError,
     ScriptError,
@@ -100,10 +102,38 @@ async def test_environment_is_an_allow_list_plus_the_given_env(
     assert set(env) - allowed - {"GREETING", "LC_ALL", "LC_CTYPE", "LC_MESSAGES"} == set()
 
 
-@pytest.mark.parametrize("bad", [{"": "x"}, {"A=B": "x"}, {"A": "\x00"}])
+@pytest.mark.parametrize(
+    "bad",
+    [{"": "x"}, {"A=B": "x"}, {"A": "\x00"}, {"1A": "x"}, {"A-B": "x"}, {"BASH_FUNC_f%%": "x"}],
+)
 def test_malformed_environment_entries_are_refused(skill_tree: SkillTree, bad) -> None:
     with pytest.raises(ToolArgumentsError):
         prepare_script(skill_tree.toolbox, "scripts/env.py", skill="toolbox", env=bad)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("BASH_ENV", "ENV", "SHELLOPTS", "PS4", "PROMPT_COMMAND", "IFS", "PATH", "HOME"),
+        *("LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "GCONV_PATH"),
+        *("GLIBC_TUNABLES", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONWARNINGS"),
+        *("NODE_OPTIONS", "NODE_PATH", "npm_config_script_shell", "PERL5OPT", "PERL5LIB"),
+        *("RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "LUA_INIT"),
+        *("DOTNET_STARTUP_HOOKS", "GIT_SSH_COMMAND", "OPENSSL_CONF", "EDITOR", "PAGER"),
+        *("bash_env", "Ld_Preload", "pythonpath"),
+    ],
+)
+def test_variables_that_change_how_programs_start_are_refused(
+    skill_tree: SkillTree, name: str
+) -> None:
+    with pytest.raises(ToolArgumentsError, match=f"environment variable {name} is refused: "):
+        prepare_script(skill_tree.toolbox, "scripts/env.py", skill="toolbox", env={name: "x"})
+
+
+async def test_ordinary_variables_pass(skill_tree: SkillTree) -> None:
+    env = {"API_TOKEN": "t", "OUTPUT_FORMAT": "json", "lower_case": "ok", "DEBUG": "1"}
+    result = await run(skill_tree, "scripts/env.py", env=env)
+    assert env.items() <= json.loads(result.stdout).items()
 
 
 async def test_cwd_is_the_skill_folder_or_a_contained_workdir(skill_tree: SkillTree) -> None:
@@ -192,3 +222,11 @@ def test_only_contained_runnable_files_under_scripts_run(
 def test_arguments_must_be_strings(skill_tree: SkillTree) -> None:
     with pytest.raises(ToolArgumentsError, match="must be strings"):
         prepare_script(skill_tree.toolbox, "scripts/args.sh", skill="toolbox", args=[1])
+
+
+def test_the_mcp_guide_lists_exactly_the_refused_variables() -> None:
+    guide = (Path(__file__).parents[2] / "docs/guides/mcp.md").read_text(encoding="utf-8")
+    paragraph = guide[guide.index("The call's `env` may not set") :].split("\n- ", 1)[0]
+    names_part, prefixes_part = paragraph.split("or starts with", 1)
+    assert set(re.findall(r"`([A-Z_][A-Z0-9_]+)`", names_part)) == set(DENIED_NAMES)
+    assert set(re.findall(r"`([A-Z_]+)`", prefixes_part)) == set(DENIED_PREFIXES)

@@ -1,0 +1,309 @@
+"""Find and stop a whole process tree, children that called ``setsid`` or double-forked
+included.
+
+Author code (a skill module imported by a worker, a script that ``serve`` runs) may start
+processes that outlive it: a child in its own session escapes ``killpg``, and a
+double-forked daemon is re-parented away from its starter. Three tools keep them in
+reach:
+
+- :func:`descendants` walks the parent links of the live processes (``/proc`` on Linux,
+  ``ps`` elsewhere), so children in their own session or process group are found;
+- :func:`become_subreaper` (Linux) makes the caller adopt the orphans of its subtree
+  instead of init, so a double-forked grandchild stays a descendant;
+- :func:`kill_tree` freezes the tree (``SIGSTOP``, repeated until no new process appears,
+  so nothing forks away while it is being collected), then kills every member and reaps
+  the ones that are the caller's children.
+
+:func:`keeper_command` wraps a command in a small keeper process (``python
+process_tree.py -- command...``): a subreaper that runs the command with the same stdin,
+stdout and stderr, and when the command exits kills whatever it left behind before
+exiting the same way. Stop a kept command with :func:`kill_tree` on the keeper's pid.
+
+Standard library only, and nothing imported at module level beyond it: the keeper runs
+this file directly with ``python -I -S``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+
+_PR_SET_CHILD_SUBREAPER = 36
+# Rounds of "collect, freeze" before giving up on a tree that keeps forking.
+_FREEZE_ROUNDS = 50
+_REAP_SECONDS = 2.0
+
+
+# ---------------------------------------------------------------- finding descendants
+
+
+def _proc_children_map() -> dict[int, list[int]] | None:
+    """Parent pid → child pids of every live process, from ``/proc`` (None without it)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    children: dict[int, list[int]] = {}
+    found = False
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stream:
+                stat = stream.read()
+        except OSError:
+            continue  # it ended while we looked
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) < 2:
+            continue
+        found = True
+        if fields[0] == b"Z":
+            continue  # a zombie runs nothing; its parent reaps it
+        children.setdefault(int(fields[1]), []).append(int(name))
+    return children if found else None
+
+
+def _ps_children_map() -> dict[int, list[int]]:
+    """The same from ``ps`` (macOS, BSD); empty when ``ps`` cannot be run."""
+    try:
+        done = subprocess.run(
+            ["ps", "-A", "-o", "pid=", "-o", "ppid=", "-o", "stat="],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    children: dict[int, list[int]] = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+            continue
+        if len(parts) > 2 and parts[2].startswith("Z"):
+            continue
+        children.setdefault(int(parts[1]), []).append(int(parts[0]))
+    return children
+
+
+def _children_map() -> dict[int, list[int]]:
+    found = _proc_children_map()
+    return found if found is not None else _ps_children_map()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (not ``pid`` itself), parents before children.
+
+    Found through parent links, so children that moved to their own session or process
+    group are included; zombies are not (they run nothing).
+    """
+    return _walk(_children_map(), [pid])
+
+
+def _walk(children: dict[int, list[int]], roots: Iterable[int]) -> list[int]:
+    found: list[int] = []
+    seen = set(roots)
+    queue = list(seen)
+    while queue:
+        current = queue.pop(0)
+        for child in children.get(current, ()):
+            if child not in seen:
+                seen.add(child)
+                found.append(child)
+                queue.append(child)
+    return found
+
+
+# ---------------------------------------------------------------- stopping a tree
+
+
+def _signal(pid: int, number: int) -> bool:
+    try:
+        os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _group_members(pgid: int, children: dict[int, list[int]]) -> list[int]:
+    """Live processes whose process group is ``pgid`` (a portable extra net)."""
+    members = []
+    for pid in {p for kids in children.values() for p in kids}:
+        with contextlib.suppress(OSError):
+            if os.getpgid(pid) == pgid:
+                members.append(pid)
+    return members
+
+
+def kill_tree(pid: int, *, include_root: bool = True) -> list[int]:
+    """Kill ``pid``'s descendants (and ``pid`` itself unless ``include_root`` is false).
+
+    The tree is frozen first: the root and every descendant found get ``SIGSTOP``, and
+    the walk repeats until a round finds nobody new, so no member can fork a process
+    that escapes the count. Then every member gets ``SIGKILL``. When the root leads its
+    own process group, the rest of that group goes too. Members that are the caller's
+    children (adopted orphans) are reaped, except the root: whoever started it waits for
+    it. Returns the pids that were signalled.
+    Never raises for processes that are already gone.
+    """
+    frozen: list[int] = []
+    if include_root and pid != os.getpid() and _signal(pid, signal.SIGSTOP):
+        frozen.append(pid)
+    group = _own_group(pid)
+    seen = set(frozen) | {pid, os.getpid()}
+    for _ in range(_FREEZE_ROUNDS):
+        children = _children_map()
+        new = [p for p in _walk(children, [pid, *frozen]) if p not in seen]
+        if group is not None:
+            new += [p for p in _group_members(group, children) if p not in seen]
+        new = list(dict.fromkeys(new))
+        if not new:
+            break
+        for member in new:
+            seen.add(member)
+            if _signal(member, signal.SIGSTOP):
+                frozen.append(member)
+    for member in frozen:
+        _signal(member, signal.SIGKILL)  # a stopped process dies of it at once
+    # The root is left to its owner to wait for (a Popen keeps its exit status).
+    _reap([member for member in frozen if member != pid])
+    return frozen
+
+
+def kill_descendants(pid: int | None = None) -> list[int]:
+    """:func:`kill_tree` without the root (default: this process's own descendants)."""
+    return kill_tree(os.getpid() if pid is None else pid, include_root=False)
+
+
+def _own_group(pid: int) -> int | None:
+    """``pid``'s process group when ``pid`` leads it (and it is not the caller's)."""
+    try:
+        group = os.getpgid(pid)
+    except OSError:
+        return None
+    if group != pid or group == os.getpgrp():
+        return None
+    return group
+
+
+def _reap(pids: Sequence[int]) -> None:
+    """Wait for the killed processes that are our children (adopted orphans included)."""
+    pending = set(pids)
+    deadline = time.monotonic() + _REAP_SECONDS
+    while pending and time.monotonic() < deadline:
+        for pid in list(pending):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                if not _alive(pid):
+                    pending.discard(pid)
+                continue
+            if done:
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.01)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stream:
+            stat = stream.read()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return _signal(pid, 0)
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return bool(fields) and fields[0] != b"Z"
+
+
+def reap_orphans() -> None:
+    """Reap every finished child of this process without blocking (a subreaper adopts
+    orphans whose exit nobody else would collect)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+# ---------------------------------------------------------------- subreaper and keeper
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of this process's subtree (Linux ``PR_SET_CHILD_SUBREAPER``).
+
+    Returns False where the system has no such thing; callers then rely on process
+    groups and :func:`descendants` alone.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def keeper_command(command: Sequence[str]) -> list[str]:
+    """``command`` run under a keeper that leaves no process of it behind (Linux), or
+    ``command`` itself where a keeper cannot adopt orphans."""
+    if not sys.platform.startswith("linux"):
+        return list(command)
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), "--", *command]
+
+
+def keep(command: Sequence[str]) -> int:
+    """Run ``command`` as a subreaper's child; when it exits, kill what it left behind,
+    then exit as it did (its status, or the signal that ended it)."""
+    become_subreaper()
+    try:
+        child = subprocess.Popen(list(command))
+    except OSError as error:
+        print(f"cannot run {command[0]}: {error}", file=sys.stderr)
+        return 127
+    # The caller reads the command's stdout to its end: the keeper must not hold it open.
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+
+    def stop(number: int, _frame: object) -> None:
+        kill_tree(child.pid)
+        os._exit(128 + number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, stop)
+    status = child.wait()
+    kill_descendants()
+    reap_orphans()
+    if status < 0:
+        signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+        return 128 - status
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python process_tree.py -- command...``: :func:`keep` the command."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
+        print("usage: python process_tree.py -- command [arguments...]", file=sys.stderr)
+        return 2
+    return keep(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,6 +68,23 @@ def serve(
     max_active: Annotated[int, typer.Option(min=1, help="Skills a session may load at once.")] = 5,
     script_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds per script.")] = 60.0,
     max_output: Annotated[int, typer.Option(min=1, help="Bytes kept per output stream.")] = 1 << 20,
+    script_cpu: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            show_default=False,
+            help="CPU seconds per script process (default: the timeout; 0: no limit).",
+        ),
+    ] = None,
+    script_memory: Annotated[
+        int, typer.Option(min=0, help="MiB of address space per script process (0: no limit).")
+    ] = 2048,
+    script_processes: Annotated[
+        int, typer.Option(min=0, help="Processes a script may run at once (0: no limit).")
+    ] = 64,
+    max_concurrent_scripts: Annotated[
+        int, typer.Option(min=1, help="Scripts a session may run at the same time.")
+    ] = 4,
     depth: _Depth = 3,
     no_location: _NoLocation = False,
     budget: _Budget = 15_000,
@@ -78,14 +95,21 @@ def serve(
     from skillkit_core.errors import SkillkitError
     from skillkit_core.runtime.config import RuntimeConfig
     from skillkit_core.runtime.mcp_server import serve as serve_runtime
-    from skillkit_core.runtime.scripts import ScriptLimits
+    from skillkit_core.runtime.scripts import CPU_FROM_TIMEOUT, ScriptLimits
 
     try:
         config = RuntimeConfig(
             roots=tuple(Path(root) for root in roots),
             max_depth=depth,
             max_active=max_active,
-            limits=ScriptLimits(timeout=script_timeout, max_output=max_output),
+            limits=ScriptLimits(
+                timeout=script_timeout,
+                max_output=max_output,
+                cpu_seconds=CPU_FROM_TIMEOUT if script_cpu is None else script_cpu or None,
+                memory_bytes=script_memory * 1024 * 1024 if script_memory else None,
+                processes=script_processes or None,
+            ),
+            max_concurrent_scripts=max_concurrent_scripts,
             include_location=not no_location,
             budget=budget or None,
         )

@@ -34,6 +34,12 @@ class TooManySkillsError(SessionError):
     code = "too_many_skills"
 
 
+class TooManyRunsError(SessionError):
+    """A script run would exceed the cap on scripts running at once in one session."""
+
+    code = "too_many_runs"
+
+
 class PathRefusedError(ReferenceLoadError):
     """A path given to a tool is absolute, climbs out with ``..`` or escapes via a symlink."""
 

@@ -3,8 +3,11 @@
 A root is either a skill folder itself (it holds a ``SKILL.md``) or a folder whose
 sub-folders, down to ``max_depth`` levels, hold skills. The walk is breadth-first in sorted
 order, never descends into a skill folder (its ``assets/`` may contain example SKILL.md
-files), skips hidden folders, ``node_modules`` and ``__pycache__``, follows symlinked folders
-once (a cycle is walked only once), and reads each SKILL.md with the manifest module.
+files), skips hidden folders, ``node_modules`` and ``__pycache__``, follows a symlinked folder
+only while it stays inside the root's real path (once: a cycle is walked only once), and
+reads each SKILL.md with the manifest module. A SKILL.md that is a symlink leading out of
+the root is not served either: the skill's folder, whose scripts may run, would lie outside
+what the operator named.
 
 Problems never stop discovery: a SKILL.md the manifest parser finds a problem in, one that
 fails the linter's serving rules (:data:`SERVING_RULES`), or a name already taken by an
@@ -200,6 +203,8 @@ def read_record(folder: Path, source_root: Path) -> SkillRecord | RegistryWarnin
     name, description = target.text_value("name"), target.text_value("description")
     assert name is not None and description is not None  # guaranteed by required-field
     location = Path(os.path.realpath(where))
+    if not location.is_relative_to(os.path.realpath(source_root)):
+        return RegistryWarning(where, f"skipped: it leads to {location}, outside the root")
     text = ("\ufeff" if parsed.had_bom else "") + parsed.text
     return SkillRecord(
         name=normalized(name),
@@ -261,6 +266,7 @@ def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterat
     """Skill folders under ``root``, breadth-first, each real folder visited once."""
     from skillkit_core.manifest.parse import find_skill_md
 
+    real_root = os.path.realpath(root)
     visited: set[str] = set()
     queue: deque[tuple[Path, int]] = deque([(root, 0)])
     while queue:
@@ -273,10 +279,11 @@ def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterat
             yield folder
             continue
         if depth < max_depth:
-            queue.extend((child, depth + 1) for child in _subfolders(folder, warnings))
+            children = _subfolders(folder, real_root, warnings)
+            queue.extend((child, depth + 1) for child in children)
 
 
-def _subfolders(folder: Path, warnings: list[RegistryWarning]) -> list[Path]:
+def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -> list[Path]:
     try:
         entries = list(os.scandir(folder))
     except OSError as error:
@@ -287,11 +294,25 @@ def _subfolders(folder: Path, warnings: list[RegistryWarning]) -> list[Path]:
         if entry.name.startswith(".") or entry.name in _SKIPPED_FOLDERS:
             continue
         try:
-            if entry.is_dir():  # follows symlinks; cycles are cut by the visited set
-                children.append(Path(entry.path))
+            if not entry.is_dir():
+                continue
+            if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+                warnings.append(
+                    RegistryWarning(
+                        entry.path,
+                        f"not searched: the symlink leads to {os.path.realpath(entry.path)}, "
+                        "outside the root",
+                    )
+                )
+                continue
+            children.append(Path(entry.path))  # a cycle is cut by the visited set
         except OSError:
             continue  # a dangling or unreadable entry is simply not a skill folder
     return sorted(children)
+
+
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _note_folder_name(folder: Path, record: SkillRecord, warnings: list[RegistryWarning]) -> None:

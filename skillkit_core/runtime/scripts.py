@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -42,12 +44,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillkit_core import process_tree
+from skillkit_core.runtime.confinement import Confinement, ProcessLimits
 from skillkit_core.runtime.environment import script_environment
 from skillkit_core.runtime.errors import ScriptError, SkillFileError, ToolArgumentsError
 from skillkit_core.runtime.paths import is_inside, resolve_inside
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT = 1024 * 1024
+DEFAULT_MEMORY = 2 * 1024**3
+DEFAULT_PROCESSES = 64
+DEFAULT_MAX_CONCURRENT_SCRIPTS = 4
+# ScriptLimits.cpu_seconds: the timeout rounded up.
+CPU_FROM_TIMEOUT = -1
 SCRIPTS_FOLDER = "scripts"
 
 # Interpreter by file suffix; "python" means the interpreter running skillkit.
@@ -70,10 +79,18 @@ _CHUNK = 64 * 1024
 
 @dataclass(frozen=True)
 class ScriptLimits:
-    """Per-run limits: wall-clock ``timeout`` in seconds and ``max_output`` bytes per stream."""
+    """Per-run limits: wall-clock ``timeout`` in seconds, ``max_output`` bytes per stream,
+    CPU seconds and address-space bytes per process, and processes in the whole tree.
+
+    ``cpu_seconds`` defaults to the timeout rounded up; ``None`` in the last three leaves
+    that resource unlimited.
+    """
 
     timeout: float = DEFAULT_TIMEOUT
     max_output: int = DEFAULT_MAX_OUTPUT
+    cpu_seconds: int | None = CPU_FROM_TIMEOUT
+    memory_bytes: int | None = DEFAULT_MEMORY
+    processes: int | None = DEFAULT_PROCESSES
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
@@ -82,6 +99,20 @@ class ScriptLimits:
             raise ToolArgumentsError(
                 f"the output cap must be at least 1 byte, not {self.max_output}"
             )
+        if self.cpu_seconds == CPU_FROM_TIMEOUT:
+            object.__setattr__(self, "cpu_seconds", math.ceil(self.timeout))
+        for what, value, least in (
+            ("CPU time limit", self.cpu_seconds, 1),
+            ("memory limit", self.memory_bytes, 16 * 1024 * 1024),
+            ("process limit", self.processes, 1),
+        ):
+            if value is not None and value < least:
+                raise ToolArgumentsError(f"the script {what} must be at least {least}, not {value}")
+
+    @property
+    def process_limits(self) -> ProcessLimits:
+        """The limits the child process and its descendants run under."""
+        return ProcessLimits(self.cpu_seconds, self.memory_bytes, self.processes)
 
 
 @dataclass(frozen=True)
@@ -212,22 +243,26 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
     """Run ``command`` under ``limits`` and collect its result; never raises for the script.
 
     A script that cannot be started at all (exec format error, permission denied) raises
-    :class:`ScriptError`.
+    :class:`ScriptError`. When the call ends, no process the script started is left.
     """
     started = time.monotonic()
+    confinement = Confinement(limits.process_limits)
     try:
         process = await asyncio.create_subprocess_exec(
-            *command.argv,
+            *process_tree.keeper_command(command.argv),
             cwd=command.cwd,
             env=command.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=confinement.preexec,
         )
-    except OSError as error:
+    except (OSError, subprocess.SubprocessError) as error:
+        await asyncio.to_thread(confinement.close)
+        reason = getattr(error, "strerror", None) or error
         raise ScriptError(
-            f"script '{command.display_path}' could not be started: {error.strerror or error}"
+            f"script '{command.display_path}' could not be started: {reason}"
         ) from error
     out, err = _CappedBuffer(limits.max_output), _CappedBuffer(limits.max_output)
     assert process.stdout is not None and process.stderr is not None
@@ -241,23 +276,21 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
         done, _ = await asyncio.wait({exited}, timeout=limits.timeout)
         if exited not in done:
             timed_out = True
-            _kill_group(process.pid)
+            await _kill_everything(process.pid, confinement)
         else:
             _, pending = await asyncio.wait(pumps, timeout=_EXIT_GRACE)
             if pending:
-                _kill_group(process.pid)  # children still hold the pipes open
+                await _kill_everything(process.pid, confinement)  # leftovers hold the pipes
         await asyncio.wait(pumps, timeout=_KILL_GRACE)
         exit_code = await exited
     finally:
         for task in (*pumps, exited):
             task.cancel()
-        _kill_group(process.pid)  # leftovers of a script that exited normally
-    stderr = err.text()
-    if timed_out:
-        stderr += (
-            f"\n[skillkit: timed out after {limits.timeout:g} s; the script's process group "
-            "was killed]\n"
-        )
+        # Leftovers of a script that exited normally, or of a call that was cancelled.
+        await _kill_everything(process.pid, confinement)
+        refused_processes = confinement.hit_process_limit()
+        await asyncio.to_thread(confinement.close)
+    stderr = err.text() + _limit_notes(limits, exit_code, timed_out, refused_processes)
     return ScriptResult(
         path=command.display_path,
         exit_code=exit_code,
@@ -268,6 +301,38 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
         stderr_truncated=err.truncated,
         duration_ms=round((time.monotonic() - started) * 1000),
     )
+
+
+def _limit_notes(
+    limits: ScriptLimits, exit_code: int | None, timed_out: bool, refused_processes: bool
+) -> str:
+    """``[skillkit: ...]`` lines saying which limit ended or hindered the run."""
+    notes = []
+    if timed_out:
+        notes.append(
+            f"timed out after {limits.timeout:g} s; the script and every process it started "
+            "were killed"
+        )
+    elif exit_code == -signal.SIGXCPU:
+        notes.append(f"stopped by the CPU time limit of {limits.cpu_seconds} s per process")
+    if refused_processes:
+        notes.append(
+            f"a new process was refused: the limit of {limits.processes} processes was reached"
+        )
+    return "".join(f"\n[skillkit: {note}]\n" for note in notes)
+
+
+async def _kill_everything(pid: int, confinement: Confinement) -> None:
+    """SIGKILL the keeper's whole tree, its process group and the run's cgroup."""
+
+    def kill() -> None:
+        confinement.kill_members()
+        process_tree.kill_tree(pid, include_root=False)
+        _kill_group(pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)  # the keeper; asyncio reaps it
+
+    await asyncio.to_thread(kill)
 
 
 async def _exit_code(process: asyncio.subprocess.Process) -> int:

@@ -41,6 +41,7 @@ class RuntimeSession:
         self.max_active = max_active
         self.session_id = session_id or uuid.uuid4().hex
         self._active: list[SkillRecord] = []
+        self.running_scripts = 0
 
     @property
     def active(self) -> tuple[SkillRecord, ...]:

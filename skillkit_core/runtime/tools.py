@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillkit_core.runtime.config import RuntimeConfig
-from skillkit_core.runtime.errors import ToolArgumentsError
+from skillkit_core.runtime.errors import ToolArgumentsError, TooManyRunsError
 from skillkit_core.runtime.prompt import render_active_skills
 from skillkit_core.runtime.reading import SkillFile, read_skill_file
-from skillkit_core.runtime.scripts import INTERPRETERS, prepare_script, run_script
+from skillkit_core.runtime.scripts import INTERPRETERS, ScriptLimits, prepare_script, run_script
 from skillkit_core.runtime.session import RuntimeSession
 
 LOAD = "skills_load"
@@ -113,6 +113,7 @@ _RUN_SCHEMA: dict[str, Any] = {
 def tool_specs(config: RuntimeConfig) -> tuple[ToolSpec, ...]:
     """The four tools, with the server's limits written into their descriptions."""
     suffixes = ", ".join(f"{suffix} via {kind}" for suffix, kind in INTERPRETERS.items())
+    limits = config.limits
     return (
         ToolSpec(
             LOAD,
@@ -169,9 +170,13 @@ def tool_specs(config: RuntimeConfig) -> tuple[ToolSpec, ...]:
             "Run a script from a loaded skill's scripts/ folder (skills.run_script in the "
             f"Agent Skills runtime protocol). Interpreters: {suffixes}; other files run "
             "directly if executable. Arguments are passed as-is (no shell). Runs in the "
-            "skill folder (or workdir inside it) with a minimal environment plus env, for "
-            f"at most {config.limits.timeout:g} s; stdout and stderr are each capped at "
-            f"{config.limits.max_output} bytes. Returns path, exit_code, stdout and stderr.",
+            "skill folder (or workdir inside it) with a minimal environment plus env (which "
+            "may not set variables that change how a shell, loader or interpreter starts, "
+            f"such as BASH_ENV, PYTHONPATH or LD_PRELOAD), for at most {limits.timeout:g} s"
+            f"{_resource_limits(limits)}; stdout and stderr are each capped at "
+            f"{limits.max_output} bytes; at most {config.max_concurrent_scripts} run at once. "
+            "Every process the script starts ends with the call. Returns path, exit_code, "
+            "stdout and stderr.",
             {
                 "type": "object",
                 "properties": {
@@ -264,8 +269,29 @@ async def _run(session: RuntimeSession, config: RuntimeConfig, args: dict[str, A
         env=env,
         workdir=_optional_str(RUN_SCRIPT, args, "workdir"),
     )
-    result = (await run_script(command, config.limits)).to_wire()
+    if session.running_scripts >= config.max_concurrent_scripts:
+        raise TooManyRunsError(
+            f"{config.max_concurrent_scripts} script(s) of this session are already running, "
+            "the most this server allows at once; wait for one to finish, then call again"
+        )
+    session.running_scripts += 1
+    try:
+        result = (await run_script(command, config.limits)).to_wire()
+    finally:
+        session.running_scripts -= 1
     return ToolOutcome(result, (_json(result),))
+
+
+def _resource_limits(limits: ScriptLimits) -> str:
+    """The CPU, memory and process limits, as the run tool's description states them."""
+    parts = []
+    if limits.cpu_seconds is not None:
+        parts.append(f"{limits.cpu_seconds} s of CPU time per process")
+    if limits.memory_bytes is not None:
+        parts.append(f"{limits.memory_bytes // (1024 * 1024)} MiB of memory per process")
+    if limits.processes is not None:
+        parts.append(f"{limits.processes} processes")
+    return f" and {', '.join(parts)}" if parts else ""
 
 
 def _only(tool: str, args: dict[str, Any], allowed: set[str]) -> None:

@@ -6,6 +6,7 @@ import datetime
 import hashlib
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -102,10 +103,36 @@ def test_record_fields_follow_the_runtime_seed() -> None:
     }
 
 
-def test_symlinked_skill_folders_are_found_and_cycles_end(skill_tree: SkillTree) -> None:
+def test_symlinks_out_of_the_root_are_not_followed_and_cycles_end(skill_tree: SkillTree) -> None:
     registry = discover_skills([skill_tree.root("linked-root"), skill_tree.library], max_depth=6)
-    assert registry.names == ["single", "toolbox", "summarize"]
-    assert registry.get("single").root_dir == skill_tree.root("single").resolve()
+    assert registry.names == ["toolbox", "summarize"]  # library/team/loop is walked once
+    link = skill_tree.root("linked-root") / "single-link"
+    expected = f"not searched: the symlink leads to {skill_tree.root('single').resolve()}"
+    assert f"{link}: {expected}, outside the root" in warnings_text(registry)
+
+
+def test_symlinks_inside_the_root_are_followed_once(tmp_path: Path) -> None:
+    real = tmp_path / "root" / "skills" / "real-skill"
+    real.mkdir(parents=True)
+    (real / "SKILL.md").write_text("---\nname: real-skill\ndescription: d\n---\nbody\n")
+    (tmp_path / "root" / "alias").symlink_to(real, target_is_directory=True)
+    registry = discover_skills([tmp_path / "root"])
+    assert registry.names == ["real-skill"]
+    assert registry.get("real-skill").root_dir == real.resolve()
+
+
+def test_a_skill_md_linked_from_outside_the_root_is_not_served(tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "borrowed"
+    outside.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("---\nname: borrowed\ndescription: d\n---\nbody\n")
+    inside = tmp_path / "root" / "borrowed"
+    inside.mkdir(parents=True)
+    (inside / "SKILL.md").symlink_to(outside / "SKILL.md")
+    registry = discover_skills([tmp_path / "root"])
+    assert registry.names == []
+    assert f"leads to {(outside / 'SKILL.md').resolve()}, outside the root" in (
+        warnings_text(registry)
+    )
 
 
 def test_a_name_that_differs_from_its_folder_is_served_with_a_warning(tmp_path) -> None:

@@ -6,12 +6,14 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from skillkit_core.runtime.confinement import Confinement
 from skillkit_core.runtime.environment import DENIED_NAMES, DENIED_PREFIXES
 from skillkit_core.runtime.errors import (
     PathRefusedError,
@@ -167,7 +169,10 @@ async def test_timeout_kills_the_whole_process_group(skill_tree: SkillTree, tmp_
     assert result.timed_out
     assert result.exit_code == -9
     assert "started child" in result.stdout
-    assert "[skillkit: timed out after 1 s; the script's process group was killed]" in result.stderr
+    assert (
+        "[skillkit: timed out after 1 s; the script and every process it started were killed]"
+        in result.stderr
+    )
     assert process_gone(int(pid_file.read_text()))
 
 
@@ -230,3 +235,56 @@ def test_the_mcp_guide_lists_exactly_the_refused_variables() -> None:
     names_part, prefixes_part = paragraph.split("or starts with", 1)
     assert set(re.findall(r"`([A-Z_][A-Z0-9_]+)`", names_part)) == set(DENIED_NAMES)
     assert set(re.findall(r"`([A-Z_]+)`", prefixes_part)) == set(DENIED_PREFIXES)
+
+
+@pytest.mark.parametrize("hang", [False, True], ids=["exits", "times-out"])
+async def test_no_process_outlives_its_call(
+    skill_tree: SkillTree, tmp_path: Path, hang: bool
+) -> None:
+    # A child in its own session escapes a process-group kill, and a double-forked one is
+    # re-parented away from the script: both used to survive the call.
+    args = [str(tmp_path), "hang"] if hang else [str(tmp_path)]
+    result = await run(skill_tree, "scripts/escapees.py", *args, limits=ScriptLimits(3))
+    assert result.stdout == "started\n"
+    assert result.timed_out is hang
+    for name in ("setsid.pid", "daemon.pid"):
+        assert process_gone(int((tmp_path / name).read_text())), name
+
+
+async def test_cpu_time_is_limited_per_process(skill_tree: SkillTree) -> None:
+    started = time.monotonic()
+    limits = ScriptLimits(timeout=30, cpu_seconds=1)
+    result = await run(skill_tree, "scripts/burn.py", limits=limits)
+    assert time.monotonic() - started < 10
+    assert (result.exit_code, result.timed_out) == (-signal.SIGXCPU, False)
+    assert result.stderr.endswith("[skillkit: stopped by the CPU time limit of 1 s per process]\n")
+
+
+async def test_memory_is_limited_per_process(skill_tree: SkillTree) -> None:
+    limits = ScriptLimits(memory_bytes=256 * 1024 * 1024)
+    refused = await run(skill_tree, "scripts/hog.py", "512", limits=limits)
+    assert refused.exit_code == 1
+    assert "MemoryError" in refused.stderr
+    allowed = await run(skill_tree, "scripts/hog.py", "16", limits=limits)
+    assert (allowed.exit_code, allowed.stdout) == (0, f"allocated {16 * 1024 * 1024} bytes\n")
+
+
+async def test_the_number_of_processes_is_limited(skill_tree: SkillTree) -> None:
+    limits = ScriptLimits(processes=8)
+    probe = Confinement(limits.process_limits)
+    probe.close()
+    if not probe.caps_processes:
+        pytest.skip("neither a pids cgroup nor RLIMIT_NPROC can cap processes here")
+    result = await run(skill_tree, "scripts/spawn.py", "40", limits=limits)
+    started, refused = (int(word) for word in result.stdout.split()[1::2])
+    assert started + refused == 40
+    assert 0 < started < 8 and refused > 0
+    assert "the limit of 8 processes was reached" in result.stderr
+
+
+def test_limits_are_checked() -> None:
+    assert ScriptLimits(timeout=2.5).cpu_seconds == 3
+    assert ScriptLimits(cpu_seconds=None).cpu_seconds is None
+    for bad in ({"cpu_seconds": 0}, {"memory_bytes": 1024}, {"processes": 0}):
+        with pytest.raises(ToolArgumentsError, match="must be at least"):
+            ScriptLimits(**bad)

@@ -101,3 +101,42 @@ async def test_each_connection_has_its_own_session(skill_tree: SkillTree) -> Non
             read = await second.call_tool("skills_read", {"path": "references/guide.md"})
             assert read.is_error  # toolbox is not loaded in this connection
         group.cancel_scope.cancel()
+
+
+async def test_limit_options_reach_the_scripts_and_cap_concurrent_runs(
+    skill_tree: SkillTree, tmp_path: Path
+) -> None:
+    argv = serve_command(
+        str(skill_tree.library),
+        *("--script-timeout", "3", "--script-cpu", "1", "--script-memory", "256"),
+        *("--script-processes", "8", "--max-concurrent-scripts", "1"),
+    )
+    connection = await McpConnection(argv, tmp_path / "stderr.txt").start()
+    try:
+        tools = {tool.name: tool for tool in (await connection.session.list_tools()).tools}
+        description = tools["skills_run_script"].description
+        assert "1 s of CPU time per process, 256 MiB of memory per process, 8 processes" in (
+            description
+        )
+        assert "at most 1 run at once" in description
+        await connection.ok("skills_load", {"names": ["toolbox"]})
+        burn = await connection.ok("skills_run_script", {"path": "scripts/burn.py"})
+        assert "CPU time limit of 1 s" in burn.structured_content["stderr"]
+        hog = await connection.ok("skills_run_script", {"path": "scripts/hog.py", "args": ["512"]})
+        assert "MemoryError" in hog.structured_content["stderr"]
+        # One script at a time: a second call while the first runs is refused, not queued.
+        pid_file = tmp_path / "child.pid"
+        async with anyio.create_task_group() as group:
+            first = {"path": "scripts/sleepy.sh", "args": [str(pid_file)]}
+            group.start_soon(connection.ok, "skills_run_script", first)
+            with anyio.fail_after(10):
+                while not pid_file.exists():
+                    await anyio.sleep(0.05)
+            message = await connection.refused(
+                "skills_run_script", {"path": "scripts/hello.py"}, "too_many_runs"
+            )
+        assert "1 script(s) of this session are already running" in message
+        after = await connection.ok("skills_run_script", {"path": "scripts/hello.py"})
+        assert after.structured_content["exit_code"] == 0
+    finally:
+        await connection.stop()

@@ -1,0 +1,4 @@
+"""Uses CPU until stopped."""
+
+while True:
+    pass

@@ -56,16 +56,66 @@ _QUERY_SOURCE = """
 (MISSING) @error
 """
 _query: Any = None
+# The capture name of each node type the query looks for (MISSING nodes are "error" too).
+_CAPTURED = {
+    "call": "call",
+    "subscript": "subscript",
+    "comparison_operator": "comparison",
+    "function_definition": "def",
+    "return_statement": "return",
+    "ERROR": "error",
+}
+
+
+def _the_query() -> Any:
+    global _query
+    if _query is None:
+        import tree_sitter
+
+        _query = tree_sitter.Query(language(), _QUERY_SOURCE)
+    return _query
 
 
 def captures(tree: Any) -> dict[str, list[Any]]:
-    """The nodes the index looks at, by kind, in document order (one C-side query)."""
-    global _query
+    """The nodes the index looks at, by kind, in linear time.
+
+    tree-sitter's query cursor is quadratic in a run of anonymous siblings: on entering
+    each node it scans the later siblings for a named one, and only an ERROR node holds
+    such runs (a line of 300,000 ``(`` took over a minute). A tree without errors is
+    queried whole (one C-side query); one with errors is walked by `walk_captures`.
+    """
     import tree_sitter
 
-    if _query is None:
-        _query = tree_sitter.Query(language(), _QUERY_SOURCE)
-    return tree_sitter.QueryCursor(_query).captures(tree.root_node)
+    root = tree.root_node
+    if root.has_error:
+        return walk_captures(root)
+    return tree_sitter.QueryCursor(_the_query()).captures(root)
+
+
+def walk_captures(root: Any) -> dict[str, list[Any]]:
+    """What the query captures under ``root``, without letting it see an ERROR node.
+
+    Subtrees without errors are queried whole (no ERROR node in them, so no long runs of
+    anonymous siblings); the nodes on the way to an error are visited here, and of an
+    ERROR node's children only the named ones (its anonymous children are tokens). Linear
+    in the size of the tree.
+    """
+    import tree_sitter
+
+    query = _the_query()
+    found: dict[str, list[Any]] = {}
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if not node.has_error:
+            for name, nodes in tree_sitter.QueryCursor(query).captures(node).items():
+                found.setdefault(name, []).extend(nodes)
+            continue
+        name = "error" if node.is_missing else _CAPTURED.get(node.type)
+        if name is not None:
+            found.setdefault(name, []).append(node)
+        pending.extend(node.named_children if node.type == "ERROR" else node.children)
+    return found
 
 
 def _parser() -> Any:

@@ -27,12 +27,29 @@ STEP_FIELDS = frozenset(
 _MISSING: Any = object()
 
 
+def reserved_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a step name (it means something else in ``next``), or None."""
+    from skillkit_core.definitions import PARENT, SUBSKILL_PREFIX, TOPIC_PREFIX
+
+    if name == "self":
+        return "is reserved: next='self' means the current step"
+    if name == PARENT:
+        return "is reserved: it marks a template transition that .extend(next=...) fills in"
+    for prefix, meaning in ((SUBSKILL_PREFIX, "a sub-skill"), (TOPIC_PREFIX, "a topic")):
+        if name.startswith(prefix):
+            return f"is reserved: next='{prefix}…' routes to {meaning}"
+    return None
+
+
 def make_step(skill: str, name: Any, config: Mapping[str, Any]) -> StepDefinition:
     """Check one step's configuration and freeze it."""
     if not isinstance(name, str) or not name.strip():
         raise SkillDefinitionError(
             f"{where(skill)}a step name must be a non-empty string; got {name!r}"
         )
+    reserved = reserved_name_problem(name)
+    if reserved is not None:
+        raise SkillDefinitionError(f"{where(skill)}step name {name!r} {reserved}")
     at = where(skill, name)
     unknown = set(config) - STEP_FIELDS
     if unknown:

@@ -6,7 +6,7 @@ import inspect
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from skillkit_core.definitions import (
     SUBSKILL_PREFIX,
@@ -37,7 +37,19 @@ from skillkit_core.errors import (
 from skillkit_core.hosts import Handshake
 from skillkit_core.schema import format_validation_error
 
-_DONE = "done"
+
+class _EndOfRun:
+    """The transition target meaning "the run is over" (``terminal``).
+
+    An object, not a string: every string is a possible step name (the seeds' own example
+    routes ``next="done"`` into a step called ``done``).
+    """
+
+    def __repr__(self) -> str:
+        return "<end of run>"
+
+
+_DONE: Final = _EndOfRun()
 
 
 class _Refused(Exception):
@@ -225,7 +237,7 @@ class WorkflowEngine:
 
     async def _complete(
         self, step: StepDefinition, output: Any, *, replay: _Recorded | None
-    ) -> tuple[StepResult, str]:
+    ) -> tuple[StepResult, str | _EndOfRun]:
         """Validate, run the action, save, and resolve the transition, all or nothing."""
         response = await self._validate(step, output, quiet=replay is not None)
         ctx = self._ctx(step.name, response=response)
@@ -240,7 +252,7 @@ class WorkflowEngine:
             target = self._transition(
                 step, self._ctx(step.name, response=response, action_result=action_value)
             )
-            if target == _DONE:
+            if target is _DONE:
                 self._final_output(step, result)
             else:
                 self._check_target(step, target)
@@ -344,7 +356,7 @@ class WorkflowEngine:
                 "number, bool, None) or a pydantic model instead",
             ) from None
 
-    def _transition(self, step: StepDefinition, ctx: StepContext) -> str:
+    def _transition(self, step: StepDefinition, ctx: StepContext) -> str | _EndOfRun:
         nxt = step.next
         if isinstance(nxt, Terminal):
             return _DONE
@@ -415,9 +427,11 @@ class WorkflowEngine:
 
     # -- after a step -------------------------------------------------------------
 
-    async def _after(self, completed: StepResult, target: str, *, quiet: bool) -> EngineResult:
+    async def _after(
+        self, completed: StepResult, target: str | _EndOfRun, *, quiet: bool
+    ) -> EngineResult:
         source = completed.step
-        if target == _DONE:
+        if target is _DONE:
             return await self._finish(completed, (), quiet=quiet)
         if target.startswith((SUBSKILL_PREFIX, TOPIC_PREFIX)):
             self.finished = True
@@ -446,7 +460,7 @@ class WorkflowEngine:
                 return self._prompt(step, completed, tuple(auto))
             result, target = await self._complete(step, {}, replay=None)
             auto.append(result)
-            if target == _DONE:
+            if target is _DONE:
                 return await self._finish(completed, tuple(auto), quiet=quiet, last=result)
             if target.startswith((SUBSKILL_PREFIX, TOPIC_PREFIX)):
                 self.finished = True

@@ -15,6 +15,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from skill_lsp.index import DocumentStore
+from skill_lsp.rpc import SteadyRpc
 from skill_lsp.settings import Settings
 
 SERVER_NAME = "skillkit"
@@ -29,13 +30,14 @@ def _version() -> str:
         return "0+unknown"
 
 
-class SkillProtocol(LanguageServerProtocol):
+class SkillProtocol(SteadyRpc, LanguageServerProtocol):
     """pygls's protocol, except that documents live only in :mod:`skill_lsp.index`.
 
     pygls would keep a second copy of every document and apply each edit to it first,
     re-splitting the text, and its position codec rewrites out-of-range positions in the
     notification before handlers see it. The store applies edits itself (LSP line breaks,
-    positions clamped as the specification says), so the copy is skipped.
+    positions clamped as the specification says), so the copy is skipped. How messages
+    are answered and forgotten is :class:`skill_lsp.rpc.SteadyRpc`'s.
     """
 
     def _user_handler(self, method: str, params: Any) -> Iterator[Any]:

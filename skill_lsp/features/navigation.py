@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.rpc import RequestFailed
 from skillkit_core.source.model import Role, StepRef, Target
 
 # Characters a step name cannot hold: "/" is reserved for sub-skill steps; the others
@@ -80,7 +81,7 @@ def register(server: Any) -> None:
             return None
         ref = _renameable(snapshot, line, column)
         if ref is None:
-            raise JsonRpcInvalidParams("there is no step name here to rename")
+            raise RequestFailed("there is no step name here to rename")
         new_name = params.new_name
         problem = rename_problem(snapshot, ref, new_name)
         if problem:

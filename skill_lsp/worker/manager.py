@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skill_lsp.worker import protocol
+from skill_lsp.worker.output import OutputLimit
 
 READY_TIMEOUT = 60.0
 # One answer holds every step's rendered prompt; asyncio's default 64 KiB line is too small.
@@ -59,6 +60,7 @@ class WorkerManager:
         self.cwd = cwd
         self.python = python or sys.executable
         self._log = log or (lambda message: None)
+        self.output = OutputLimit(self._log)
         self._process: asyncio.subprocess.Process | None = None
         self._stderr_task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -119,12 +121,13 @@ class WorkerManager:
             while line := await stream.readline():
                 text = line.decode("utf-8", "replace").rstrip()
                 if text:
-                    self._log(f"[worker {process.pid}] {text}")
+                    self.output.forward(f"[worker {process.pid}] ", text)
 
     async def call(self, op: str, arguments: dict[str, Any], timeout: float) -> Any:
         """Send one request and wait at most ``timeout`` seconds for its answer."""
         async with self._lock:
             process = await self._ensure()
+            self.output.start()
             ident = next(self._ids)
             assert process.stdin is not None and process.stdout is not None
             try:

@@ -136,3 +136,39 @@ def test_edits_leave_no_future_behind() -> None:
         return left
 
     assert asyncio.run(edit_many()) <= 2
+
+
+def test_what_a_module_prints_reaches_the_log_only_up_to_a_limit(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A module printing 20 MB at import sent 60,005 ``window/logMessage`` notifications."""
+    from skill_lsp.worker.output import MAX_LINES
+
+    root = fresh_workspace("loud")
+    trusted = {"executeCode": True, "workspaceTrusted": True, "trace": {"server": "messages"}}
+    raw = RawLsp(root, tmp_path_factory.mktemp("loud") / "stderr.txt", trusted)
+    try:
+        path = root / "deploy" / "loud.py"
+        text = (
+            "from skillkit_core import skill, terminal\n"
+            "for number in range(60_000):\n"
+            "    print(number, 'x' * 330)\n"
+            "print('y' * 5_000_000)\n"
+            'flow = skill(name="loud", entry="a").step("a", prompt="A", next=terminal)\n'
+        )
+        path.write_text(text, encoding="utf-8")
+        uri = raw.open(path, text)
+        # With tracing on, the server logs each analysis when it is done.
+        raw.wait(
+            lambda messages: any("analysed " in line for line in raw.logs()),
+            timeout=90,
+            what="the analysis of the loud module",
+        )
+        answer = raw.request("textDocument/hover", _at(uri, 0, 0))
+        assert "result" in answer
+        worker_lines = [line for line in raw.logs() if line.startswith("[worker ")]
+        assert len(worker_lines) <= MAX_LINES + 2, len(worker_lines)
+        assert any("further output of this analysis is not shown" in line for line in worker_lines)
+        assert sum(len(line) for line in worker_lines) < 100_000
+    finally:
+        raw.close()

@@ -9,8 +9,12 @@ On a generated 200-step skill file (about 1,500 lines) it measures:
 - completion (inside ``next="..."``), hover (on a step name, after the first semantic
   pass, so the hover holds the rendered prompt) and go-to-definition;
 
-each as median and p95 over ``--requests`` requests, then the resident memory of the
-server and of its analysis worker with 50 skill files open. Targets (issue 9): syntax
+each as median and p95 over ``--requests`` requests, then one line of 300,000 ``(``
+(issue 17: it held the server for 69 s): the time from opening it to its diagnostics, from
+an edit of it to the diagnostics of that version, and how long a completion in the big
+file waits when sent right behind the open or an edit; then the resident memory of the
+server and of its analysis worker with 50 skill files open. ``--pathological-only`` runs
+just the server start and the pathological line. Targets (issue 9): syntax
 diagnostics and completion p95 ≤ 50 ms, hover p95 ≤ 100 ms, start to first diagnostics
 ≤ 1.5 s.
 """
@@ -33,6 +37,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
 STEPS = 200
+WALL = 300_000  # characters of the pathological line
 
 
 def generate_skill(steps: int = STEPS, name: str = "big") -> str:
@@ -149,7 +154,53 @@ class Bench:
         return uri
 
 
-async def run(requests: int) -> dict:
+async def pathological_line(bench: Bench, complete, line: int, edits: int) -> dict:
+    """One line of ``WALL`` unclosed brackets, and what it costs the other requests."""
+    alone = []
+    for _ in range(edits):
+        sent = time.perf_counter()
+        await complete(line)
+        alone.append(time.perf_counter() - sent)
+    wall = bench.open(bench.root / "wall.py", "(" * WALL)
+    sent = time.perf_counter()
+    await complete(line)  # a request on another file, right behind the open
+    behind_open = time.perf_counter() - sent
+    await bench.wait(lambda: (wall, 1) in bench.events, timeout=600)
+    opened = bench.events[(wall, 1)] - sent
+    to_diagnostics, behind_edit = [], []
+    for n in range(edits):
+        version = n + 2
+        where = types.Position(0, WALL // 2 + n)
+        sent = time.perf_counter()
+        bench.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=wall, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(where, where), text="("
+                    )
+                ],
+            )
+        )
+        await complete(line)
+        behind_edit.append(time.perf_counter() - sent)
+        await bench.wait(lambda v=version: (wall, v) in bench.events, timeout=600)
+        to_diagnostics.append(bench.events[(wall, version)] - sent)
+        await asyncio.sleep(0.05)
+    bench.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=wall))
+    )
+    return {
+        "characters": WALL,
+        "completion_alone": summary(alone),
+        "open_to_diagnostics_s": round(opened, 3),
+        "completion_behind_open_ms": round(behind_open * 1000, 1),
+        "edit_to_diagnostics": summary(to_diagnostics),
+        "completion_behind_edit": summary(behind_edit),
+    }
+
+
+async def run(requests: int, pathological_only: bool = False) -> dict:
     root = Path(tempfile.mkdtemp(prefix="skillkit-lsp-bench-"))
     text = generate_skill()
     path = root / "big_skill.py"
@@ -214,6 +265,15 @@ async def run(requests: int) -> dict:
                 raise TimeoutError("no semantic result")
             await asyncio.sleep(0.02)
 
+    if pathological_only:
+        edits = min(requests, 20)
+        results["pathological_line"] = await pathological_line(
+            bench, complete, next_lines[0], edits
+        )
+        await client.shutdown_session()
+        await client.stop()
+        return results
+
     opened_for = time.perf_counter() - bench.events[(uri, 1)]
     results["open_to_first_semantic_pass_s"] = round(opened_for + await semantic_ready(), 2)
 
@@ -249,6 +309,10 @@ async def run(requests: int) -> dict:
     await semantic_ready()  # the edited text's analysis, before hovers are timed
     results["hover"] = summary(await timed(hover, step_lines))
 
+    results["pathological_line"] = await pathological_line(
+        bench, complete, next_lines[0], min(requests, 20)
+    )
+
     # Memory with 50 skill files open.
     for n in range(50):
         extra = root / f"skill_{n}.py"
@@ -274,9 +338,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--pathological-only", action="store_true", help="start, then only the 300,000 '(' line"
+    )
     args = parser.parse_args()
     os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="skillkit-bench-cache-"))
-    results = asyncio.run(run(args.requests))
+    results = asyncio.run(run(args.requests, args.pathological_only))
     text = json.dumps(results, indent=2)
     print(text)
     if args.json:

@@ -193,6 +193,28 @@ class DiagnosticsHub:
         if self.pull:
             self.request_refresh()  # settings changed: every document is pulled again
             return
+        if self.server.documents.needs_index(snapshot):
+            self._publish_when_indexed(snapshot)
+            return
+        self._publish(uri, snapshot)
+
+    def _publish_when_indexed(self, snapshot: Snapshot) -> None:
+        """Index ``snapshot`` off the event loop, then publish if it is still current."""
+
+        async def publish() -> None:
+            try:
+                await self.server.documents.index_in_pool(snapshot)
+            except Exception as error:  # the index never raises; the loop would retry it
+                log_message(self.server, f"indexing {snapshot.uri} failed: {error!r}")
+            current = self.server.documents.get(snapshot.uri)
+            if current is not None and current.version == snapshot.version:
+                self._publish(snapshot.uri, current)
+
+        task = asyncio.ensure_future(publish())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _publish(self, uri: str, snapshot: Snapshot) -> None:
         started = time.perf_counter()
         try:
             diagnostics = self.lsp_diagnostics(snapshot)

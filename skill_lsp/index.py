@@ -13,8 +13,12 @@ carried forward through those edits until a fresh result replaces them.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
+import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -67,6 +71,8 @@ class Snapshot:
     carried: tuple[LintDiagnostic, ...] = ()  # semantic diagnostics moved along with edits
     base: Any = field(default=None, repr=False)  # the previous index, for incremental parsing
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    # Held while the index is computed (by the syntax pool or, failing that, the loop).
+    _index_lock: Any = field(default_factory=threading.Lock, repr=False)
 
     @property
     def map(self) -> LineMap:
@@ -81,12 +87,15 @@ class Snapshot:
         """The core's ``SourceIndex`` of this version (Python documents)."""
         found = self._cache.get("index")
         if found is None:
-            from skillkit_core.source.index import index_source
+            with self._index_lock:
+                found = self._cache.get("index")
+                if found is None:
+                    from skillkit_core.source.index import index_source
 
-            base = self.base
-            found = self._cache["index"] = index_source(self.text, old=base)
-            # The older index is no longer needed; let it (and its tree) go.
-            object.__setattr__(self, "base", None)
+                    found = index_source(self.text, old=self.base)
+                    self._cache["index"] = found
+                    # The older index is no longer needed; let it (and its tree) go.
+                    object.__setattr__(self, "base", None)
         return found
 
     def step_graph(self, chain: int) -> Any:
@@ -134,6 +143,9 @@ class Snapshot:
         return replace(self, semantic=result, carried=carried)
 
 
+_log = logging.getLogger(__name__)
+
+
 def _previous_index(snapshot: Snapshot) -> Any:
     if snapshot.indexed:
         return snapshot._cache["index"]
@@ -141,11 +153,20 @@ def _previous_index(snapshot: Snapshot) -> Any:
 
 
 class DocumentStore:
-    """The open documents, by URI. Changed only on the server's event loop."""
+    """The open documents, by URI. Changed only on the server's event loop.
+
+    The syntax index of a Python document is computed in a one-thread pool, never on the
+    event loop (a long line of brackets costs a tenth of a second to parse): requests and
+    diagnostics wait for it with :meth:`indexed` / :meth:`index_in_pool`, and requests
+    about other documents go on meanwhile. A version that is superseded before its turn
+    in the pool is skipped.
+    """
 
     def __init__(self) -> None:
         self._documents: dict[str, Snapshot] = {}
         self.codec = PositionCodec()
+        self._pool: ThreadPoolExecutor | None = None
+        self._indexing: dict[str, tuple[int, asyncio.Future[None]]] = {}
 
     def get(self, uri: str) -> Snapshot | None:
         """The current snapshot of ``uri`` (None when it is not open)."""
@@ -173,6 +194,62 @@ class DocumentStore:
     def close(self, uri: str) -> None:
         """Forget a document."""
         self._documents.pop(uri, None)
+        self._indexing.pop(uri, None)
+
+    # -- the syntax index, off the event loop ------------------------------------------
+
+    @staticmethod
+    def needs_index(snapshot: Snapshot) -> bool:
+        """Whether features would parse ``snapshot`` on first use (a Python document whose
+        index is not computed yet)."""
+        return snapshot.kind == DocumentKind.PYTHON and not snapshot.indexed
+
+    def index_in_pool(self, snapshot: Snapshot) -> asyncio.Future[None]:
+        """Compute ``snapshot``'s index in the syntax pool (one job per version)."""
+        running = self._indexing.get(snapshot.uri)
+        if running is not None and running[0] == snapshot.version:
+            return running[1]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillkit-syntax")
+        job = asyncio.get_running_loop().run_in_executor(self._pool, self._index_job, snapshot)
+        self._indexing[snapshot.uri] = (snapshot.version, job)
+
+        def done(finished: asyncio.Future[None], uri: str = snapshot.uri) -> None:
+            if self._indexing.get(uri, (None, None))[1] is finished:
+                del self._indexing[uri]
+
+        job.add_done_callback(done)
+        return job
+
+    def _index_job(self, snapshot: Snapshot) -> None:
+        current = self._documents.get(snapshot.uri)
+        if current is not None and current.version != snapshot.version:
+            return  # superseded while it waited: the newer version is indexed instead
+        snapshot.index  # noqa: B018 (computes and caches it)
+
+    async def indexed(self, uri: str) -> Snapshot | None:
+        """The current snapshot of ``uri`` with its index computed, waiting off the loop.
+
+        While the document keeps changing the newest version is indexed in turn; after a
+        few rounds the snapshot is returned as it is (its index is then computed on first
+        use, like before).
+        """
+        for _ in range(4):
+            snapshot = self._documents.get(uri)
+            if snapshot is None or not self.needs_index(snapshot):
+                return snapshot
+            try:
+                await self.index_in_pool(snapshot)
+            except Exception:  # the index never raises; if it did, features parse it again
+                _log.exception("indexing %s in the pool failed", uri)
+                break
+        return self._documents.get(uri)
+
+    def shutdown(self) -> None:
+        """Stop the syntax pool (jobs not started are dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     def change(
         self, uri: str, version: int, changes: Iterable[types.TextDocumentContentChangeEvent]

@@ -8,6 +8,9 @@
 - answers a request whose params do not fit the method's types (a negative position, a
   missing field) with an ``InvalidParams`` error naming the field, where pygls raised
   while decoding the message, so that the request was never answered;
+- holds a request about a Python document whose syntax index is not computed yet until
+  the syntax pool computed it (see :class:`skill_lsp.index.DocumentStore`), so that the
+  event loop, and every other request, goes on meanwhile;
 - sends a handler's deliberate error (a ``JsonRpcException`` other than an internal
   error, such as "there is no step name here to rename") as the answer only, without the
   traceback and the "internal error" report pygls adds to every error.
@@ -15,11 +18,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcRequestCancelled
 
 _log = logging.getLogger(__name__)
 INVALID_PARAMS = -32602
@@ -46,6 +50,37 @@ class SteadyRpc:
 
     _request_futures: dict[Any, Any]
     _converter: Any
+    _server: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held: dict[Any, asyncio.Task[None]] = {}
+
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        """pygls's, after the syntax index of the request's document is ready."""
+        documents = getattr(self._server, "documents", None)
+        uri = _document_uri(params)
+        snapshot = documents.get(uri) if documents is not None and uri is not None else None
+        if snapshot is None or not documents.needs_index(snapshot):
+            super()._handle_request(msg_id, method_name, params)  # type: ignore[misc]
+            return
+
+        async def when_indexed() -> None:
+            await documents.indexed(uri)
+            if self._held.pop(msg_id, None) is not None:
+                super(SteadyRpc, self)._handle_request(msg_id, method_name, params)  # type: ignore[misc]
+
+        self._held[msg_id] = asyncio.ensure_future(when_indexed())
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A request still waiting for its document's index is answered as cancelled."""
+        held = self._held.pop(msg_id, None)
+        if held is None:
+            super()._handle_cancel_notification(msg_id)  # type: ignore[misc]
+            return
+        held.cancel()
+        error = JsonRpcRequestCancelled(f'Request with id "{msg_id}" is canceled')
+        self._send_response(msg_id, error=error.to_response_error())  # type: ignore[attr-defined]
 
     def _execute_handler(
         self,
@@ -104,6 +139,13 @@ class SteadyRpc:
             self._send_response(msg_id, error=error.to_response_error())  # type: ignore[attr-defined]
             return
         super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[misc]
+
+
+def _document_uri(params: Any) -> str | None:
+    """The URI of the document a request is about (None for other requests)."""
+    document = getattr(params, "text_document", None)
+    uri = getattr(document, "uri", None)
+    return uri if isinstance(uri, str) else None
 
 
 def _describe(error: BaseException) -> str:

@@ -6,6 +6,7 @@ Importing this module is free; tree-sitter is loaded on the first parse.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -133,10 +134,13 @@ def parse(data: bytes, old_tree: Any = None, edits: Sequence[SourceEdit] = ()) -
     """Parse ``data``; with ``old_tree`` and ``edits``, reuse what the edits left intact.
 
     ``old_tree`` is never modified (it may still be read by another snapshot): the
-    edits are applied to a copy.
+    edits are applied to a copy. tree-sitter reads the text in chunks through a Python
+    callback: a parse holds the GIL while it runs, and between chunks another thread
+    (the language server's event loop, when the parse runs in a pool) gets its turn.
     """
+    read = _reader(data)
     if old_tree is None:
-        return _parser().parse(data)
+        return _parser().parse(read)
     tree = old_tree.copy()
     for edit in edits:
         tree.edit(
@@ -147,7 +151,21 @@ def parse(data: bytes, old_tree: Any = None, edits: Sequence[SourceEdit] = ()) -
             old_end_point=edit.old_end_point,
             new_end_point=edit.new_end_point,
         )
-    return _parser().parse(data, tree)
+    return _parser().parse(read, tree)
+
+
+#: Bytes tree-sitter reads at a time (see `parse`): about a millisecond of parsing.
+READ_CHUNK = 4 * 1024
+
+
+def _reader(data: bytes) -> Any:
+    view = memoryview(data)
+
+    def read(offset: int, _point: Any) -> bytes:
+        time.sleep(0)  # lets a thread waiting for the GIL (the event loop) run first
+        return bytes(view[offset : offset + READ_CHUNK])
+
+    return read
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

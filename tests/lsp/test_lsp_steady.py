@@ -93,6 +93,37 @@ def test_a_line_of_unclosed_brackets_holds_up_no_request(server: RawLsp) -> None
     )
 
 
+def test_requests_are_answered_while_a_long_line_is_indexed(server: RawLsp) -> None:
+    """The syntax index is computed off the event loop: a request about another document
+    is answered before the long line's own diagnostics are ready."""
+    root = server.root
+    text = (root / DEPLOY).read_text(encoding="utf-8")
+    deploy = server.open(root / DEPLOY, text, version=4)
+    assert "result" in server.request("textDocument/hover", _at(deploy, 0, 0))
+    wall = uri_of(root / "deploy" / "long.py")
+    for version in (1, 2):
+        server.open(root / "deploy" / "long.py", "(" * 1_000_000, version=version)
+        ident = server.send("textDocument/documentSymbol", {"textDocument": {"uri": deploy}})
+        answer = server.answer(ident, timeout=20)
+        assert answer["result"], answer
+
+        def wall_published(messages: list[dict], version: int = version) -> int | None:
+            return next(
+                (
+                    position
+                    for position, m in enumerate(messages)
+                    if m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"]["uri"] == wall
+                    and m["params"].get("version") == version
+                ),
+                None,
+            )
+
+        published = server.wait(wall_published, timeout=30, what="the long line's diagnostics")
+        assert server.messages.index(answer) < published
+        server.notify("textDocument/didClose", {"textDocument": {"uri": wall}})
+
+
 def test_edits_leave_no_future_behind() -> None:
     """pygls kept the future of every notification handled by a generator or coroutine:
     each didChange left one in ``_request_futures`` for good (+42 MB over 21,000 edits)."""

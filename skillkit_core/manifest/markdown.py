@@ -2,10 +2,15 @@
 dynamic-context commands and suppression comments, each with its position.
 
 Not a full CommonMark parser: it recognises what the SKILL.md rules need, line by line,
-in one pass, so checking hundreds of skills stays fast.
+in one pass, so checking hundreds of skills stays fast. The scan is linear in the length
+of the text, whatever it holds: no pattern can scan far ahead from one position and then
+again from the next (a bracketed text holds no unbalanced bracket, a bare link target no
+``]``, a ``<target>`` no ``<``, a suppression's rule list no ``[``), and finding whether a
+position lies in a code span or a link is a binary search, not a walk over every span.
 """
 
 import re
+from bisect import bisect_right
 from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
@@ -13,15 +18,15 @@ from skillkit_core.lint.diagnostic import SourceRange
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(
-    r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]"  # [text] (one level of nested brackets)
-    r"\(\s*(<[^>\n]*>|[^)\s]+)"  # (target or <target>
+    r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # [text] (one level of balanced brackets)
+    r"\(\s*(<[^<>\n]*>|[^)\s\]]+)"  # (target or <target>
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"  # optional "title")
 )
 # Patterns only lines with a rare marker need ("]:", "!`", "skillkit"): compiled on first
 # use (``re`` keeps them), not at every start.
 _REF_DEFINITION = r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)"
 _DYNAMIC_INLINE = r"!`([^`\n]+)`"
-_SUPPRESS = r"skillkit:\s*ignore(-file)?(?:\[([^\]]*)\])?"
+_SUPPRESS = r"skillkit:\s*ignore(-file)?(?:\[([^\[\]]*)\])?"
 _COMMENT_ONLY = r"^\s*(?:<!--.*-->|#.*)\s*$"
 _FILE_MENTION = re.compile(
     r"(?:(?<=[\s`'\"(=])|^)"
@@ -87,7 +92,7 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
                 start = len(text) - len(text.lstrip())
                 where = SourceRange(line, start, line, len(text))
                 scan.commands.append(Command(text.strip(), where))
-            _mentions(scan, text, line, ())
+            _mentions(scan, text, line, _NO_SPANS)
             continue
         if opener:
             fence = opener.group(1)
@@ -113,11 +118,12 @@ def _closes(opener: re.Match[str] | None, fence: str) -> bool:
 
 def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
     # Cheap character tests first: most prose lines hold no code, link or path at all.
-    spans: list[tuple[int, int]] = []
+    code = _NO_SPANS
     if "`" in text:
         spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
         if spans:
             scan.inline_code[line] = spans
+            code = _Spans(spans)
         if "!`" in text:
             for match in re.finditer(_DYNAMIC_INLINE, text):
                 where = SourceRange(line, match.start(1), line, match.end(1))
@@ -125,7 +131,7 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
     taken: list[tuple[int, int]] = []
     if "](" in text:
         for match in _LINK.finditer(text):
-            if _inside(match.start(), spans):
+            if code.covers(match.start()):
                 continue
             target_start, target_end = match.start(1), match.end(1)
             target = match.group(1)
@@ -145,22 +151,44 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
             target = definition.group(1).strip("<>")
             start = definition.start(1) + (1 if definition.group(1).startswith("<") else 0)
             scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
-            taken.append((definition.start(), definition.end()))
-    _mentions(scan, text, line, taken)
+            # It starts the line, and a link may lie inside its target: spans must merge.
+            taken.insert(0, (definition.start(), definition.end()))
+    _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS)
 
 
-def _mentions(scan: MarkdownScan, text: str, line: int, taken: list | tuple) -> None:
+def _mentions(scan: MarkdownScan, text: str, line: int, taken: "_Spans") -> None:
     if "/" not in text:
         return
     for match in _FILE_MENTION.finditer(text):
-        if _inside(match.start(1), taken):
+        if taken.covers(match.start(1)):
             continue
         path = match.group(1)
         scan.mentions.append(Mention(path, SourceRange(line, match.start(1), line, match.end(1))))
 
 
-def _inside(position: int, spans: list | tuple) -> bool:
-    return any(start <= position < end for start, end in spans)
+class _Spans:
+    """Column spans of one line, sorted by start (overlapping ones merged), asked
+    whether they cover a position by binary search: a line of thousands of links and
+    mentions costs thousands of lookups of a few steps, not millions of comparisons."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in spans:
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def covers(self, position: int) -> bool:
+        index = bisect_right(self.starts, position) - 1
+        return index >= 0 and position < self.ends[index]
+
+
+_NO_SPANS = _Spans([])
 
 
 class Suppressions(NamedTuple):
@@ -193,13 +221,16 @@ def find_suppressions(lines: list[str]) -> Suppressions:
     for line, text in enumerate(lines):
         if "skillkit" not in text:
             continue
+        comment_only: bool | None = None  # asked once per line, not once per marker
         for match in re.finditer(_SUPPRESS, text):
             ids = _ids(match.group(2))
             if match.group(1):
                 file_wide |= ids
                 continue
             by_line.setdefault(line, set()).update(ids)
-            if re.match(_COMMENT_ONLY, text):
+            if comment_only is None:
+                comment_only = re.match(_COMMENT_ONLY, text) is not None
+            if comment_only:
                 by_line.setdefault(line + 1, set()).update(ids)
     if not by_line and not file_wide:
         return NO_SUPPRESSIONS

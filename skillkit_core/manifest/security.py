@@ -15,11 +15,23 @@ Finding = tuple[int, int, int, str]
 _FETCH = r"(?:curl|wget|fetch|http(?:ie)?|iwr|Invoke-WebRequest|irm|Invoke-RestMethod)\b"
 _SHELLS = r"(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|perl|ruby|node|iex|Invoke-Expression)\b"
 
-_RISKS: tuple[tuple[str, str], ...] = (
-    (
-        rf"\b{_FETCH}[^|;&\n]*\|\s*{_SHELLS}",
-        "downloads code and pipes it straight into an interpreter",
-    ),
+_STARTUP_FILE = (
+    r"[\"']?(?:~|\$HOME|\$\{HOME\})/"
+    r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin"
+    r"|config/fish/config\.fish)\b"
+)
+# Found from the pipe back to the download (see _pipes_into_shell).
+_PIPE_INTO_SHELL = rf"\|\s*{_SHELLS}"
+_STARTUP_WRITE = "writes to a shell start-up file, which persists beyond the skill's run"
+
+# A risk is a pattern, or a chain of patterns each found after the previous one on the same
+# line (the text between them is free). A chain is searched for piece by piece instead of
+# as one pattern with ``[^\n]*?`` gaps: the regex engine would scan the rest of the line
+# from every place the first piece matches (quadratic, cubic with two gaps), a chain scans
+# it once. Like the regex, a chain's match starts at the leftmost first piece that leads
+# to the rest and ends where the last piece first matches after it.
+_RISKS: tuple[tuple[str | tuple[str, ...], str], ...] = (
+    (_PIPE_INTO_SHELL, "downloads code and pipes it straight into an interpreter"),
     (
         rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_FETCH}",
         "runs code downloaded by a process substitution",
@@ -32,20 +44,15 @@ _RISKS: tuple[tuple[str, str], ...] = (
         (r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)"),
         "executes code fetched from the network",
     ),
+    (rf"(?:>>?|\btee\b(?:\s+-a)?)\s*{_STARTUP_FILE}", _STARTUP_WRITE),
+    ((r"\bsed\s+-i\b", rf"\s*{_STARTUP_FILE}"), _STARTUP_WRITE),
     (
         (
-            r"(?:>>?|\btee\b(?:\s+-a)?|\bsed\s+-i\b[^\n]*?)\s*[\"']?(?:~|\$HOME|\$\{HOME\})/"
-            r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin"
-            r"|config/fish/config\.fish)\b"
+            r"\bopen\(",
+            r"\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\b",
+            r",\s*[\"'][aw]",
         ),
-        "writes to a shell start-up file, which persists beyond the skill's run",
-    ),
-    (
-        (
-            r"\bopen\([^\n]*?\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\b[^\n]*?"
-            r",\s*[\"'][aw]"
-        ),
-        "writes to a shell start-up file, which persists beyond the skill's run",
+        _STARTUP_WRITE,
     ),
 )
 
@@ -71,6 +78,7 @@ _RISK_NEEDLES = (
     _FETCH_NEEDLES,
     _FETCH_NEEDLES,
     ("exec", "eval"),
+    _STARTUP_NEEDLES,
     _STARTUP_NEEDLES,
     _STARTUP_NEEDLES,
 )
@@ -99,7 +107,7 @@ def find_secrets(text: str) -> list[Finding]:
 
 
 def _find(
-    patterns: tuple[tuple[str, str], ...],
+    patterns: tuple[tuple[str | tuple[str, ...], str], ...],
     needles: tuple[tuple[str, ...], ...],
     text: str,
     template: str,
@@ -107,18 +115,107 @@ def _find(
     """Each pattern whose needle occurs, over the whole text; each match placed on its
     line, its end clipped to that line. Patterns are compiled on first use (``re`` keeps
     them): most files contain no needle, and compiling them all costs more than a check
-    of a dozen clean folders."""
+    of a dozen clean folders. Linear in the text: lines are counted forward from the
+    previous match, not from the start for each."""
     found: list[Finding] = []
     for (pattern, message), words in zip(patterns, needles, strict=True):
         if not any(map(text.__contains__, words)):
             continue
-        for match in re.finditer(pattern, text):
-            line = text.count("\n", 0, match.start())
-            line_start = text.rfind("\n", 0, match.start()) + 1
-            line_end = text.find("\n", match.start())
-            end = match.end() if line_end < 0 else min(match.end(), line_end)
+        if isinstance(pattern, tuple):
+            spans = _chain(pattern, text)
+        elif pattern == _PIPE_INTO_SHELL:
+            spans = _pipes_into_shell(text)
+        else:
+            spans = ((match.start(), match.end()) for match in re.finditer(pattern, text))
+        lines = _Lines(text)
+        for start, end in spans:
+            line, line_start, line_end = lines.at(start)
             found.append(
-                (line, match.start() - line_start, end - line_start, template.format(message))
+                (
+                    line,
+                    start - line_start,
+                    min(end, line_end) - line_start,
+                    template.format(message),
+                )
             )
     found.sort()
     return found
+
+
+def _pipes_into_shell(text: str) -> list[tuple[int, int]]:
+    """Spans from a download command to the interpreter its output is piped into
+    (``curl … | sh``). Found from each pipe back to the first download word after the
+    previous ``|``, ``;``, ``&`` or line break, so each stretch of text is searched once
+    (the forward pattern, a download word then ``[^|;&\n]*``, searched the rest of the
+    stretch again from every download word in it)."""
+    spans: list[tuple[int, int]] = []
+    fetch = re.compile(rf"\b{_FETCH}")
+    after = 0  # where the stretch before the next pipe can start at the earliest
+    for match in re.finditer(_PIPE_INTO_SHELL, text):
+        bar = match.start()
+        start = max(after, *(text.rfind(mark, after, bar) + 1 for mark in "|;&\n"))
+        found = fetch.search(text, start, bar)
+        if found is not None:
+            spans.append((found.start(), match.end()))
+            after = match.end()
+        else:
+            after = bar + 1
+    return spans
+
+
+def _chain(pieces: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    """Spans of ``pieces`` found one after another on one line (see :data:`_RISKS`).
+    When the rest of the chain is not on the line after a first piece, it is not after a
+    later one either: the search moves on to the next line."""
+    first, *rest = [re.compile(piece) for piece in pieces]
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (match := first.search(text, position)) is not None:
+        line_end = text.find("\n", match.end())
+        if line_end < 0:
+            line_end = len(text)
+        end = match.end()
+        for piece in rest:
+            following = piece.search(text, end, line_end)
+            if following is None:
+                break
+            end = following.end()
+        else:
+            spans.append((match.start(), end))
+            position = end
+            continue
+        position = line_end + 1
+    return spans
+
+
+class _Lines:
+    """Line number, start and end of positions asked for in increasing order, each found
+    from the previous one (a text of one long line is not searched back to its start
+    for every match)."""
+
+    __slots__ = ("end", "line", "position", "start", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line = 0
+        self.position = 0
+        self.start = 0
+        self.end = -1
+
+    def at(self, position: int) -> tuple[int, int, int]:
+        text = self.text
+        if position >= self.position:
+            breaks = text.count("\n", self.position, position)
+            if breaks:
+                self.line += breaks
+                self.start = text.rfind("\n", self.position, position) + 1
+                self.end = -1
+        else:  # earlier than the last one asked (not for one pattern's matches)
+            self.line = text.count("\n", 0, position)
+            self.start = text.rfind("\n", 0, position) + 1
+            self.end = -1
+        self.position = position
+        if self.end < position:
+            end = text.find("\n", position)
+            self.end = len(text) if end < 0 else end
+        return self.line, self.start, self.end

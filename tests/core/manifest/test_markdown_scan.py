@@ -5,6 +5,7 @@ from __future__ import annotations
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.links import local_target, mention_path
 from skillkit_core.manifest.markdown import find_suppressions, scan_markdown
+from tests.core.manifest.linear_support import watchdog
 
 TEXT = """See [guide](references/guide.md "Title") and ![img](<assets/a b.png>).
 Run `python scripts/run.py` or !`git status`.
@@ -72,3 +73,44 @@ def test_suppressions() -> None:
     assert found.suppresses("anything", 3)
     assert found.suppresses("d", None) and found.suppresses("d", 40)
     assert not found.suppresses("a", None)
+
+
+# Pathological lines (issue 17): each would keep the scan busy for minutes if a pattern
+# scanned the rest of the line from every position again, or if each mention were
+# compared with every link before it.
+
+
+def test_a_line_of_thousands_of_links_and_mentions_finds_each_once() -> None:
+    line = "".join(f"[x](references/r{i}.md) then scripts/s{i}.sh " for i in range(20_000))
+    with watchdog():
+        scan = scan_markdown([line])
+    assert len(scan.links) == 20_000
+    assert scan.links[-1].target == "references/r19999.md"
+    # Paths that are a link's target are no mentions; the others are.
+    assert len(scan.mentions) == 20_000
+    assert scan.mentions[-1].path == "scripts/s19999.sh"
+
+
+def test_unclosed_brackets_do_not_hide_the_link_after_them() -> None:
+    line = "[" * 200_000 + "[text](references/a.md) and [a [b] c](references/b.md)"
+    with watchdog():
+        scan = scan_markdown([line])
+    assert [link.target for link in scan.links] == ["references/a.md", "references/b.md"]
+    assert scan.links[0].range.column == 200_007
+
+
+def test_unclosed_targets_and_titles_are_no_links() -> None:
+    for unit in ("[a](<b ", "[a](b", '[a](b "', "[x [y] z]("):
+        line = unit * (300_000 // len(unit)) + "[ok](references/ok.md)"
+        with watchdog():
+            scan = scan_markdown([line])
+        assert scan.links[-1].target == "references/ok.md", unit
+
+
+def test_a_line_of_unclosed_suppression_lists() -> None:
+    line = "<!-- " + "skillkit: ignore[a, " * 20_000 + "skillkit: ignore[b] -->"
+    with watchdog():
+        found = find_suppressions([line, "next"])
+    # An unclosed list is no list: those markers hide every rule, as a bare marker does.
+    assert found.suppresses("anything", 0) and found.suppresses("anything", 1)
+    assert found.by_line[0] == frozenset({"*", "b"})

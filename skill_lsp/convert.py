@@ -14,6 +14,7 @@ from lsprotocol import types
 from skill_lsp.index import Snapshot
 from skill_lsp.positions import LineMap
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.safe_text import escape_controls
 
 SOURCE = "skillkit"
 _SEVERITY = {
@@ -63,7 +64,9 @@ def to_lsp(
             data["fix"] = {"title": diagnostic.fix.title, "edits": edits}
     return types.Diagnostic(
         range=lsp_range,
-        message=diagnostic.message,
+        # A message can quote the document (a link target, a key): its control
+        # characters are escaped as in every other face.
+        message=escape_controls(diagnostic.message),
         severity=_SEVERITY.get(diagnostic.severity, types.DiagnosticSeverity.Warning),
         code=diagnostic.rule,
         code_description=types.CodeDescription(href=href) if href else None,

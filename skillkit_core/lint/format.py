@@ -3,6 +3,12 @@ GitHub Actions annotations, plus the host compatibility matrix.
 
 Positions in JSON are the core's (0-based lines and code-point columns, fields ``line``,
 ``column``, ``end_line``, ``end_column``); text, SARIF and GitHub show 1-based ones.
+
+Every format is safe to print whatever the skill folders hold: each shows at most
+:data:`MAX_PER_RULE` findings of one rule in one file (then how many more there are),
+messages are cut at :data:`MAX_MESSAGE` characters, code frames show a window of
+:data:`FRAME_WIDTH` characters around the finding instead of whole lines, and control
+characters are escaped (:mod:`skillkit_core.safe_text`). The summary counts every finding.
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillkit_core.lint.check_paths import CheckRun
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.safe_text import escape_controls, escape_json_controls, shorten
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,6 +30,44 @@ FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+# Findings of one rule shown per file; the rest are counted ("… and N more").
+MAX_PER_RULE = 50
+# Characters of a message shown (a message may quote a link target as long as its line).
+MAX_MESSAGE = 500
+# Characters of a source line shown in a code frame, around the finding.
+FRAME_WIDTH = 120
+
+
+class Capped(NamedTuple):
+    """Findings of ``rule`` in ``file`` left out of the output beyond :data:`MAX_PER_RULE`."""
+
+    file: str | None
+    rule: str
+    more: int
+
+
+def shown(run: CheckRun) -> tuple[list[LintDiagnostic], list[Capped]]:
+    """The findings to show, at most :data:`MAX_PER_RULE` per rule and file (their
+    messages cut at :data:`MAX_MESSAGE`), and how many of each rule were left out."""
+    counts: dict[tuple[str | None, str], int] = {}
+    kept: list[LintDiagnostic] = []
+    for diagnostic in run.diagnostics:
+        key = (diagnostic.file, diagnostic.rule)
+        seen = counts[key] = counts.get(key, 0) + 1
+        if seen <= MAX_PER_RULE:
+            if len(diagnostic.message) > MAX_MESSAGE:
+                diagnostic = diagnostic._replace(message=shorten(diagnostic.message, MAX_MESSAGE))
+            kept.append(diagnostic)
+    capped = [
+        Capped(file, rule, count - MAX_PER_RULE)
+        for (file, rule), count in counts.items()
+        if count > MAX_PER_RULE
+    ]
+    return kept, capped
+
+
+def _more_text(capped: Capped) -> str:
+    return f"… and {capped.more} more [{capped.rule}] in this file"
 
 
 # ---------------------------------------------------------------- text
@@ -33,14 +78,20 @@ def render_text(run: CheckRun, console: Console, *, context: int = 1) -> None:
     from rich.text import Text
 
     sources = _SourceCache()
-    for file, group in _by_file(run.diagnostics):
-        console.print(Text(file, style="bold underline"))
+    diagnostics, capped = shown(run)
+    more: dict[str | None, list[Capped]] = {}
+    for item in capped:
+        more.setdefault(item.file, []).append(item)
+    for file, group in _by_file(diagnostics):
+        console.print(Text(escape_controls(file, line_breaks=True), style="bold underline"))
         for diagnostic in group:
             console.print(_headline(diagnostic))
             if diagnostic.range is not None:
                 frame = _frame(sources.lines(diagnostic.file), diagnostic.range, context)
                 if frame is not None:
                     console.print(frame)
+        for item in more.get(group[0].file, ()):
+            console.print(Text(f"  {_more_text(item)}", style="dim"))
         console.print()
     console.print(Text(summary(run), style="bold"))
 
@@ -51,18 +102,20 @@ def _headline(diagnostic: LintDiagnostic) -> Any:
     where = diagnostic.file or "<unknown>"
     if diagnostic.range is not None:
         where += f":{diagnostic.range.line + 1}:{diagnostic.range.column + 1}"
-    line = Text(f"  {where}: ")
+    line = Text(f"  {escape_controls(where, line_breaks=True)}: ")
     line.append(diagnostic.severity, style=_STYLES[diagnostic.severity])
     line.append(f" [{diagnostic.rule}] ", style="dim")
-    line.append(diagnostic.message)
+    line.append(escape_controls(diagnostic.message))
     if diagnostic.step:
-        line.append(f" (step '{diagnostic.step}')", style="dim")
+        line.append(f" (step '{escape_controls(diagnostic.step, line_breaks=True)}')", style="dim")
     if diagnostic.fix is not None:
         line.append(" (fixable)", style="green")
     return line
 
 
 def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
+    """The finding's line and ``context`` lines around it, each cut to the same window of
+    :data:`FRAME_WIDTH` characters around the finding's column, with a caret line."""
     from rich.text import Text
 
     if not lines or where.line >= len(lines):
@@ -70,19 +123,31 @@ def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
     first = max(0, where.line - context)
     last = min(len(lines) - 1, where.line + context)
     width = len(str(last + 1))
+    # The window starts a third of its width before the finding (at 0 on short lines).
+    start = max(0, where.column - FRAME_WIDTH // 3)
+    stop = start + FRAME_WIDTH
     frame = Text()
     for number in range(first, last + 1):
-        content = lines[number].replace("\t", " ")
+        content = lines[number]
         marker = ">" if number == where.line else " "
         frame.append(f"  {marker} {number + 1:>{width}} │ ", style="dim")
-        frame.append(content + "\n")
+        before = "…" if start > 0 and content else ""
+        after = "…" if len(content) > stop else ""
+        frame.append(before + _shown_source(content[start:stop]) + after + "\n")
         if number == where.line:
             end = where.end_column if where.end_line == where.line else len(content)
-            length = max(1, min(end, len(content)) - where.column)
-            frame.append(f"    {'':>{width}} │ " + " " * where.column, style="dim")
+            end = min(max(end, where.column + 1), stop, max(len(content), where.column + 1))
+            column = min(where.column, len(content))
+            indent = len(before) + len(_shown_source(content[start:column]))
+            length = max(1, len(_shown_source(content[column:end])))
+            frame.append(f"    {'':>{width}} │ " + " " * indent, style="dim")
             frame.append("^" * length + "\n", style="bold red")
     frame.rstrip()
     return frame
+
+
+def _shown_source(text: str) -> str:
+    return escape_controls(text.replace("\t", " "), line_breaks=True)
 
 
 class _SourceCache:
@@ -159,13 +224,14 @@ def render_hosts(run: CheckRun, console: Console) -> None:
                 cells.append(Text("✓ with notes", style="yellow"))
             else:
                 cells.append(Text("✓ yes", style="green"))
-        table.add_row(report.target.label, *cells)
+        table.add_row(escape_controls(report.target.label, line_breaks=True), *cells)
     console.print(table)
     for report in reports:
         for verdict in report.hosts:
             for reason in verdict.reasons:
-                label = Text(f"  {report.target.label} · {verdict.consumer.label}: ", style="dim")
-                console.print(label + Text(reason))
+                target = escape_controls(report.target.label, line_breaks=True)
+                label = Text(f"  {target} · {verdict.consumer.label}: ", style="dim")
+                console.print(label + Text(escape_controls(reason)))
 
 
 # ---------------------------------------------------------------- json
@@ -210,9 +276,10 @@ def diagnostic_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
 
 def render_json(run: CheckRun, *, hosts: bool = False) -> str:
     """The whole run as one JSON document."""
+    diagnostics, capped = shown(run)
     document: dict[str, Any] = {
         "version": 1,
-        "diagnostics": [diagnostic_json(d) for d in run.diagnostics],
+        "diagnostics": [diagnostic_json(d) for d in diagnostics],
         "summary": {
             "targets": len(run.reports),
             "errors": run.count("error"),
@@ -223,6 +290,11 @@ def render_json(run: CheckRun, *, hosts: bool = False) -> str:
             "exit_code": run.exit_code,
         },
     }
+    if capped:  # keys only a capped run has: findings left out beyond MAX_PER_RULE
+        document["summary"]["not_shown"] = sum(item.more for item in capped)
+        document["not_shown"] = [
+            {"file": item.file, "rule": item.rule, "count": item.more} for item in capped
+        ]
     if hosts:
         document["hosts"] = [
             {
@@ -240,7 +312,7 @@ def render_json(run: CheckRun, *, hosts: bool = False) -> str:
             for report in run.reports
             if report.hosts
         ]
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    return escape_json_controls(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 # ---------------------------------------------------------------- sarif
@@ -258,11 +330,12 @@ def render_sarif(run: CheckRun) -> str:
         tool_version = version("pyskillkit")
     except PackageNotFoundError:
         tool_version = "0"
-    used = {d.rule for d in run.diagnostics}
+    diagnostics, _ = shown(run)
+    used = {d.rule for d in diagnostics}
     rules = [rule for rule in RULES if rule.id in used]
     index = {rule.id: position for position, rule in enumerate(rules)}
     results = []
-    for diagnostic in run.diagnostics:
+    for diagnostic in diagnostics:
         result: dict[str, Any] = {
             "ruleId": diagnostic.rule,
             "level": _SARIF_LEVELS[diagnostic.severity],
@@ -307,7 +380,7 @@ def render_sarif(run: CheckRun) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False)
+    return escape_json_controls(json.dumps(log, indent=2, ensure_ascii=False))
 
 
 def _uri(file: str) -> str:
@@ -327,7 +400,8 @@ _GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 def render_github(run: CheckRun) -> str:
     """GitHub Actions workflow commands, one annotation per diagnostic."""
     lines = []
-    for diagnostic in run.diagnostics:
+    diagnostics, capped = shown(run)
+    for diagnostic in diagnostics:
         properties = []
         if diagnostic.file is not None:
             properties.append(f"file={_escape_property(diagnostic.file)}")
@@ -342,12 +416,17 @@ def render_github(run: CheckRun) -> str:
         properties.append(f"title={_escape_property(diagnostic.rule)}")
         command = _GITHUB_COMMANDS[diagnostic.severity]
         lines.append(f"::{command} {','.join(properties)}::{_escape_data(diagnostic.message)}")
+    for item in capped:
+        where = f"file={_escape_property(item.file)}," if item.file is not None else ""
+        title = _escape_property(item.rule)
+        lines.append(f"::notice {where}title={title}::{_escape_data(_more_text(item))}")
     lines.append(summary(run))
     return "\n".join(lines)
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape_controls(text)
 
 
 def _escape_property(text: str) -> str:

@@ -108,3 +108,93 @@ def test_github_annotations_escape_properties_and_data(tmp_path: Path) -> None:
 def test_clean_run_summary(tmp_path: Path) -> None:
     run = check_paths([str(make_skill(tmp_path))])
     assert formats.summary(run) == "No problems found in 1 target."
+
+
+# Safe to print (issue 17): a SKILL.md with thousands of findings on one long line, or
+# with control characters, prints a bounded report and no raw control character.
+
+
+def _many_links(tmp_path: Path, count: int, target: str = "references/missing-{}.md") -> Path:
+    line = " ".join(f"[x]({target.format(i)})" for i in range(count))
+    return make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=f"\n{line}\n")})
+
+
+def test_text_shows_at_most_max_per_rule_findings_of_a_rule_per_file(tmp_path: Path) -> None:
+    root = _many_links(tmp_path, formats.MAX_PER_RULE + 30)
+    run = check_paths([str(root)])
+    text = render(run)
+    assert text.count("error [broken-link]") == formats.MAX_PER_RULE
+    assert "  … and 30 more [broken-link] in this file\n" in text
+    # The summary counts every finding, shown or not.
+    assert f"Found {formats.MAX_PER_RULE + 30} errors" in text
+
+
+def test_code_frames_show_a_window_of_a_long_line_around_the_finding(tmp_path: Path) -> None:
+    root = _many_links(tmp_path, 40)
+    text = render(check_paths([str(root)]))
+    frame_lines = [line for line in text.splitlines() if "│" in line]
+    assert max(len(line.split("│", 1)[1]) for line in frame_lines) <= formats.FRAME_WIDTH + 3
+    # The 31st link, far along the line: the window starts with "…" and the caret sits
+    # under its target.
+    headline = next(line for line in text.splitlines() if "target 'references/missing-30" in line)
+    lines = text.splitlines()
+    source, caret = lines[lines.index(headline) + 2], lines[lines.index(headline) + 3]
+    assert source.split("│ ", 1)[1].startswith("…")
+    start = caret.index("^")
+    assert source[start : start + len("references/missing-30.md")] == "references/missing-30.md"
+    assert caret.count("^") == len("references/missing-30.md")
+
+
+def test_json_sarif_and_github_cap_findings_and_say_how_many_are_left_out(
+    tmp_path: Path,
+) -> None:
+    root = _many_links(tmp_path, formats.MAX_PER_RULE + 5)
+    run = check_paths([str(root)])
+    document = json.loads(formats.render_json(run))
+    assert len([d for d in document["diagnostics"] if d["rule"] == "broken-link"]) == 50
+    assert document["summary"]["errors"] == formats.MAX_PER_RULE + 5
+    assert document["summary"]["not_shown"] == 5
+    assert document["not_shown"] == [
+        {"file": str(root / "SKILL.md"), "rule": "broken-link", "count": 5}
+    ]
+    sarif = json.loads(formats.render_sarif(run))
+    assert len(sarif["runs"][0]["results"]) == formats.MAX_PER_RULE
+    github = formats.render_github(run)
+    assert github.count("::error ") == formats.MAX_PER_RULE
+    assert "::notice file=" in github and "… and 5 more [broken-link] in this file" in github
+
+
+def test_long_messages_are_cut(tmp_path: Path) -> None:
+    root = _many_links(tmp_path, 1, target="references/" + "a" * 5000 + "{}.md")
+    document = json.loads(formats.render_json(check_paths([str(root)])))
+    message = next(d["message"] for d in document["diagnostics"] if d["rule"] == "broken-link")
+    assert len(message) == formats.MAX_MESSAGE and message.endswith("…")
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\x9b31m\x9d8;;x\x1b\\"
+
+
+def test_control_characters_are_escaped_in_every_format(tmp_path: Path) -> None:
+    # In the folder's name (every headline shows the path) and in a link target.
+    root = make_skill(
+        tmp_path,
+        f"pdf{HOSTILE}",
+        {"SKILL.md": skill_md(body="\nSee [x](references/\x1b[2J\x9b31m.md) now.\n")},
+    )
+    run = check_paths([str(root)])
+    outputs = {
+        "text": render(run, hosts=True),
+        "json": formats.render_json(run, hosts=True),
+        "sarif": formats.render_sarif(run),
+        "github": formats.render_github(run),
+    }
+    for name, output in outputs.items():
+        raw = [c for c in output if c not in "\n\t" and (ord(c) < 32 or 0x7F <= ord(c) <= 0x9F)]
+        assert raw == [], name
+    assert "pdf\\x1b]0;owned\\x07\\x1b[2J\\x9b31m" in outputs["text"]
+    assert "link target 'references/\\x1b[2J\\x9b31m.md'" in outputs["text"]
+    assert "references/\\x1b[2J\\x9b31m.md" in outputs["github"]
+    # JSON keeps the data: the escapes are JSON's own.
+    document = json.loads(outputs["json"])
+    assert {d["file"] for d in document["diagnostics"]} == {str(root / "SKILL.md")}
+    assert any("\x1b[2J\x9b31m" in d["message"] for d in document["diagnostics"])

@@ -216,6 +216,7 @@ async def run(requests: int, pathological_only: bool = False) -> dict:
             capabilities=client_capabilities("visual-studio-code"),
             root_uri=from_fs_path(str(root)),
             workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="bench")],
+            initialization_options={"workspaceTrusted": True},
         )
     )
     uri = bench.open(path, text)

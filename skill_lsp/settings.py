@@ -24,13 +24,14 @@ class Settings:
 
     ``execute_code`` is the user's switch; ``workspace_trusted`` is what the client said
     about the workspace (in ``initializationOptions``). Author code runs only when both
-    are true (:attr:`semantic_enabled`).
+    are true (:attr:`semantic_enabled`). A client that says nothing about trust gets an
+    untrusted workspace: a file nobody opened must not run because an editor forgot.
     """
 
     host: str = DEFAULT_HOST
     tools: tuple[str, ...] = ()
     execute_code: bool = True
-    workspace_trusted: bool = True
+    workspace_trusted: bool = False
     lint_select: tuple[str, ...] = ()
     lint_ignore: tuple[str, ...] = ()
     trace: Trace = "off"

@@ -92,7 +92,8 @@ async def initialize(
 ) -> types.InitializeResult:
     """Start a session the way the preset's editor would, rooted at ``root``."""
     accept_registrations(client)
-    settings = {"worker": {"timeout": 20}, **(options or {})}
+    # Like an editor in a trusted folder (the server assumes untrusted when not told).
+    settings = {"worker": {"timeout": 20}, "workspaceTrusted": True, **(options or {})}
     return await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities or client_capabilities(preset),

@@ -59,7 +59,7 @@ def execute(
             helpers=helpers,
         )
     except SkillkitError as error:
-        print(f"error[{error.code}]: {error.message}", file=sys.stderr)
+        _usage_error(error)
         return USAGE_ERROR
     run = outcome.run
     if output_format == "text":
@@ -128,9 +128,16 @@ def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:
     try:
         options = parse_options(argv)
     except SkillkitError as error:
-        print(f"error[{error.code}]: {error.message}", file=sys.stderr)
+        _usage_error(error)
         return USAGE_ERROR
     return execute(**options, helpers=helpers)
+
+
+def _usage_error(error: SkillkitError) -> None:
+    # The message can quote a path from the command line, control characters and all.
+    from skillkit_core.safe_text import escape_controls
+
+    print(escape_controls(f"error[{error.code}]: {error.message}"), file=sys.stderr)
 
 
 def _start_helpers() -> Helpers:

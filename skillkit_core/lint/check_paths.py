@@ -9,6 +9,7 @@ one entry to :data:`CHECKERS` (and, for directory walks, filling in
 """
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
     from skillkit_core.lint.parallel import Helpers, Work
 
 TargetKind = Literal["manifest", "workflow"]
+# Findings about the command line's paths rather than a skill (no rule of the registry
+# makes them; configuration does not filter them).
+UNREADABLE = "unreadable-path"
+NO_SKILL = "no-skill"
+# The exit code when an argument held no skill and nothing worse was found.
+NO_SKILL_EXIT = 3
 _MANIFEST_NAMES = ("SKILL.md", "skill.md")
 # Folders a walk never enters (hidden tool folders such as .claude/ are entered: skills
 # live there).
@@ -68,7 +75,10 @@ class TargetReport(NamedTuple):
 
 
 class CheckRun(NamedTuple):
-    """Everything one ``skillkit check`` found, after configuration filters."""
+    """Everything one ``skillkit check`` found, after configuration filters.
+
+    ``diagnostics`` start with the findings about the paths themselves (a folder that
+    cannot be read, an argument holding no skill), then each target's."""
 
     reports: list[TargetReport]
     diagnostics: list[LintDiagnostic]
@@ -86,53 +96,91 @@ class CheckRun(NamedTuple):
 
     @property
     def exit_code(self) -> int:
-        """0 when clean, 1 on errors (or on warnings when strict)."""
-        if self.count("error") or (self.config.strict and self.count("warning")):
+        """0 when clean, 1 on errors (or on warnings when strict), else
+        :data:`NO_SKILL_EXIT` when an argument held no skill."""
+        empty = sum(1 for d in self.diagnostics if d.rule == NO_SKILL)
+        if self.count("error") or (self.config.strict and self.count("warning") > empty):
             return 1
-        return 0
+        return NO_SKILL_EXIT if empty else 0
 
 
-def collect_targets(paths: Sequence[str]) -> list[Target]:
+def collect_targets(
+    paths: Sequence[str], problems: list[LintDiagnostic] | None = None
+) -> list[Target]:
     """Sort command-line ``paths`` into targets; raise :class:`UsageError` for bad ones.
 
     A folder holding a SKILL.md is one target; any other folder is walked for SKILL.md
     folders (``.git``, ``node_modules`` and the like skipped; a skill folder is not
-    descended into) and for Python skill files (see :func:`find_workflow_files`).
+    descended into; symbolic links to folders not followed) and for Python skill files
+    (see :func:`find_workflow_files`). A path or folder that cannot be read, and a path
+    that holds no skill at all, are findings appended to ``problems`` (see
+    :func:`path_findings`).
     """
     if not paths:
         raise UsageError("give at least one path: a SKILL.md folder, a .py file or a folder")
     targets: list[Target] = []
+    found = problems if problems is not None else []
     for raw in paths:
-        targets.extend(_targets_of(raw))
+        before = len(found)
+        of_path = _targets_of(raw, found)
+        if not of_path and len(found) == before:
+            found.append(_no_skill(raw))
+        targets.extend(of_path)
     unique = list(dict.fromkeys(targets))
     return unique
 
 
-def _targets_of(raw: str) -> list[Target]:
+def _targets_of(raw: str, problems: list[LintDiagnostic]) -> list[Target]:
     path_text, attr = _split_attr(raw)
     path = Path(path_text)
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {path_text}")
-    if path.is_file():
-        if path.name in _MANIFEST_NAMES:
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise UsageError(f"no such file or folder: {path_text}") from None
+    except OSError as error:  # permission, a symbolic link loop, a name too long
+        problems.append(_unreadable(path_text, error))
+        return []
+    if not stat.S_ISDIR(mode):
+        if stat.S_ISREG(mode) and path.name in _MANIFEST_NAMES:
             return [Target("manifest", path.parent)]
-        if path.suffix == ".py":
+        if stat.S_ISREG(mode) and path.suffix == ".py":
             return [Target("workflow", path, attr)]
         raise UsageError(f"{path_text} is neither a SKILL.md, a .py file nor a folder")
     if attr is not None:
         raise UsageError(f"'{raw}': only a .py file takes an ':attr' suffix")
     if _has_manifest(path):
         return [Target("manifest", path)]
-    folders, workflows = _walk(path)
+    folders, workflows = _walk(path, problems)
     return [Target("manifest", f) for f in folders] + [Target("workflow", f) for f in workflows]
 
 
-def _walk(root: Path) -> tuple[list[Path], list[Path]]:
+def _unreadable(path: str, error: OSError) -> LintDiagnostic:
+    reason = (error.strerror or type(error).__name__).lower()
+    return LintDiagnostic(
+        UNREADABLE, "error", f"cannot read {path}: {reason}; nothing in it was checked", file=path
+    )
+
+
+def _no_skill(raw: str) -> LintDiagnostic:
+    return LintDiagnostic(
+        NO_SKILL,
+        "warning",
+        f"{raw} holds no skill: no SKILL.md folder and no Python skill file",
+        file=raw,
+    )
+
+
+def _walk(root: Path, problems: list[LintDiagnostic]) -> tuple[list[Path], list[Path]]:
     """:func:`find_skill_folders` and :func:`find_workflow_files` of ``root`` in one walk
-    (a tree of a few hundred skills is listed once, not twice)."""
+    (a tree of a few hundred skills is listed once, not twice). A folder that cannot be
+    listed is an :data:`UNREADABLE` finding in ``problems``."""
     found: list[Path] = []
     python_files: list[Path] = []
-    for current, folders, names in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        problems.append(_unreadable(str(error.filename or root), error))
+
+    for current, folders, names in os.walk(root, onerror=unreadable):
         if any(name in names for name in _MANIFEST_NAMES):
             if current == str(root):  # a SKILL.md that is no regular file: walk as before
                 return find_skill_folders(root), find_workflow_files(root)
@@ -156,7 +204,13 @@ def _split_attr(raw: str) -> tuple[str, str | None]:
 
 
 def _has_manifest(folder: Path) -> bool:
-    return any((folder / name).is_file() for name in _MANIFEST_NAMES)
+    for name in _MANIFEST_NAMES:
+        try:
+            if stat.S_ISREG(os.stat(folder / name).st_mode):
+                return True
+        except OSError:  # absent, or not readable: the walk reports the folder
+            continue
+    return False
 
 
 def find_skill_folders(root: Path) -> list[Path]:
@@ -209,8 +263,10 @@ def check_targets(
     workers: int | None = None,
     hosts: bool = True,
     helpers: "Helpers | None" = None,
+    problems: Sequence[LintDiagnostic] = (),
 ) -> CheckRun:
-    """Check every target and apply ``config`` (select/ignore/severity).
+    """Check every target and apply ``config`` (select/ignore/severity); ``problems``
+    (findings about the paths, from :func:`collect_targets`) come first, unfiltered.
 
     SKILL.md folders are shared among ``workers`` forked processes (``None``: as many as
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
@@ -225,7 +281,8 @@ def check_targets(
                 f"{target.label}: checking Python skill files is not available in this build"
             )
     reports = _reports(targets, workers, hosts, helpers)
-    diagnostics = [d for report in reports for d in config.apply(report.diagnostics)]
+    diagnostics = [*problems]
+    diagnostics += [d for report in reports for d in config.apply(report.diagnostics)]
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
 
@@ -331,7 +388,9 @@ def _edit(where: tuple, new_text: str, file: str | None) -> TextEdit:
 
 def check_paths(paths: Sequence[str], config: LintConfig | None = None) -> CheckRun:
     """Collect the targets of ``paths`` and check them (the core of ``skillkit check``)."""
-    return check_targets(collect_targets(paths), config or LintConfig())
+    problems: list[LintDiagnostic] = []
+    targets = collect_targets(paths, problems)
+    return check_targets(targets, config or LintConfig(), problems=problems)
 
 
 class CheckOutcome(NamedTuple):
@@ -373,8 +432,9 @@ def run_check(
         from skillkit_core.lint.registry import RULES
 
         validate_patterns(config, (rule.id for rule in RULES))
-    targets = collect_targets(paths)
-    run = check_targets(targets, config, hosts=hosts, helpers=helpers)
+    problems: list[LintDiagnostic] = []
+    targets = collect_targets(paths, problems)
+    run = check_targets(targets, config, hosts=hosts, helpers=helpers, problems=problems)
     applied, files = 0, set()
     for _ in range(max_fix_passes if fix else 0):
         if not run.fixable:
@@ -386,5 +446,5 @@ def run_check(
             break
         applied += result.applied
         files.update(result.files)
-        run = check_targets(targets, config, hosts=hosts)
+        run = check_targets(targets, config, hosts=hosts, problems=problems)
     return CheckOutcome(run, applied, tuple(sorted(files)))

@@ -168,3 +168,31 @@ def test_typer_command_and_fast_parser_take_the_same_options(tmp_path: Path) -> 
     assert result.exit_code == 1
     assert json.loads(result.output)["summary"]["errors"] == 1
     assert "--strict" in CliRunner().invoke(app, ["check", "--help"]).output
+
+
+def test_a_folder_without_skills_exits_3_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    result = skillkit("check", "docs", cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert "warning [no-skill] docs holds no skill" in result.stdout
+    assert "No problems found" not in result.stdout
+    as_json = skillkit("check", "--format", "json", "docs", cwd=tmp_path)
+    assert json.loads(as_json.stdout)["summary"]["exit_code"] == 3
+
+
+def test_an_unreadable_path_is_a_finding_without_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    result = skillkit("check", "loop", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error [unreadable-path] cannot read loop: too many levels of symbolic links" in (
+        result.stdout
+    )
+    assert "Traceback" not in result.stderr and "no such file" not in result.stdout
+
+
+def test_usage_errors_escape_control_characters(tmp_path: Path) -> None:
+    result = skillkit("check", "missing\x1b]0;owned\x07", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip() == "error[usage]: no such file or folder: missing\\x1b]0;owned\\x07"
+    )

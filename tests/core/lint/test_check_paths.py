@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.check_paths import (
+    NO_SKILL,
+    NO_SKILL_EXIT,
+    UNREADABLE,
     CheckRun,
     Target,
     check_paths,
@@ -92,3 +96,79 @@ def test_host_verdicts_are_computed_only_when_asked(tmp_path: Path) -> None:
     assert [report.hosts for report in without.reports] == [(), ()]
     assert without.diagnostics == with_hosts.diagnostics
     assert without.exit_code == with_hosts.exit_code == 1
+
+
+# Paths that hold no skill or cannot be read (issue 17): findings, never a traceback, never
+# "no such file", never "No problems found".
+
+
+def test_a_folder_without_any_skill_is_a_warning_with_its_own_exit_code(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "docs").mkdir(parents=True)
+    (tmp_path / "empty" / "docs" / "notes.md").write_text("# notes\n")
+    run = check_paths([str(tmp_path / "empty")])
+    assert [(d.rule, d.severity, d.message) for d in run.diagnostics] == [
+        (
+            NO_SKILL,
+            "warning",
+            f"{tmp_path / 'empty'} holds no skill: no SKILL.md folder and no Python skill file",
+        )
+    ]
+    assert run.exit_code == NO_SKILL_EXIT
+    # Errors elsewhere still exit 1; --strict does not turn "no skill" into a failure.
+    make_skill(tmp_path, "bad", {"SKILL.md": skill_md(name="Bad_Name")})
+    assert check_paths([str(tmp_path / "empty"), str(tmp_path / "bad")]).exit_code == 1
+    strict = check_paths([str(tmp_path / "empty")], LintConfig(strict=True))
+    assert strict.exit_code == NO_SKILL_EXIT
+
+
+def test_a_folder_that_cannot_be_listed_is_a_finding_and_the_rest_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = make_skill(tmp_path / "skills", "good", {"SKILL.md": skill_md("good")})
+    locked = tmp_path / "skills" / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if os.fspath(path) == str(locked):  # what a folder without read permission does
+            raise PermissionError(13, "Permission denied", str(locked))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    run = check_paths([str(tmp_path)])
+    assert [r.target for r in run.reports] == [Target("manifest", good)]
+    assert [(d.rule, d.severity, d.file, d.message) for d in run.diagnostics] == [
+        (
+            UNREADABLE,
+            "error",
+            str(locked),
+            f"cannot read {locked}: permission denied; nothing in it was checked",
+        )
+    ]
+    assert run.exit_code == 1
+
+
+def test_an_argument_that_cannot_be_read_is_a_finding_not_a_missing_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hidden = tmp_path / "locked" / "skill"
+    real_stat = os.stat
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fspath(path).startswith(str(tmp_path / "locked")):  # a parent without x
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    run = check_paths([str(hidden)])
+    assert [(d.rule, d.message) for d in run.diagnostics] == [
+        (UNREADABLE, f"cannot read {hidden}: permission denied; nothing in it was checked")
+    ]
+
+
+def test_a_symbolic_link_loop_argument_is_unreadable(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    run = check_paths([str(loop)])
+    assert [(d.rule, d.file) for d in run.diagnostics] == [(UNREADABLE, str(loop))]
+    assert "too many levels of symbolic links" in run.diagnostics[0].message

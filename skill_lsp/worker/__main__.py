@@ -4,6 +4,10 @@ The author's module may print, read stdin or call ``sys.exit``; none of that may
 the channel. So the real stdin and stdout are duplicated to private descriptors first,
 fd 0 is pointed at /dev/null and fd 1 at stderr, and every request is answered inside a
 ``BaseException`` guard.
+
+Processes the author's code starts do not outlive the request: the worker adopts the
+orphans of its subtree (a subreaper, on Linux) and kills every descendant, setsid'd and
+double-forked ones included, before it answers.
 """
 
 from __future__ import annotations
@@ -55,8 +59,22 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"id": ident, "ok": False, "error": detail}
 
 
+def _end_descendants() -> None:
+    """Kill whatever the request's author code started, and reap it."""
+    from skillkit_core.process_tree import kill_descendants, reap_orphans
+
+    try:
+        kill_descendants()
+        reap_orphans()
+    except Exception as error:  # the answer matters more than the report of a cleanup
+        print(f"could not stop the module's processes: {error!r}", file=sys.stderr)
+
+
 def main() -> None:
     """Serve requests until stdin closes."""
+    from skillkit_core.process_tree import become_subreaper
+
+    become_subreaper()
     reader, writer = _private_channel()
     # Background work: the editor and the server's per-keystroke path come first.
     if hasattr(os, "nice"):
@@ -78,6 +96,7 @@ def main() -> None:
             answer: dict[str, Any] = {"id": None, "ok": False, "error": f"bad request: {error}"}
         else:
             answer = _answer(request)
+            _end_descendants()
         _send(writer, protocol.encode(answer))
     # Threads the author's code started must not keep the process alive.
     sys.stderr.flush()

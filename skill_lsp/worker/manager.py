@@ -1,6 +1,12 @@
 """The server's side of the worker: start it, send one request at a time, enforce the
 time limit, and replace the process when it hangs or dies.
 
+The worker runs under a keeper (:func:`skillkit_core.process_tree.keeper_command`) in a
+session of its own, and both adopt the orphans of the author's code: whatever a module
+starts is killed after each analysis by the worker, when the worker dies by the keeper,
+and when the worker is stopped or times out with the whole tree
+(:func:`skillkit_core.process_tree.kill_tree`), setsid'd and double-forked ones included.
+
 Nothing the worker does can raise out of :meth:`WorkerManager.call` except the
 :class:`WorkerError` family, which the semantic layer turns into a diagnostic.
 """
@@ -17,6 +23,7 @@ from typing import Any
 
 from skill_lsp.worker import protocol
 from skill_lsp.worker.output import OutputLimit
+from skillkit_core.process_tree import keeper_command, kill_tree
 
 READY_TIMEOUT = 60.0
 # One answer holds every step's rendered prompt; asyncio's default 64 KiB line is too small.
@@ -86,15 +93,14 @@ class WorkerManager:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env["PYTHONIOENCODING"] = "utf-8"
         process = await asyncio.create_subprocess_exec(
-            self.python,
-            "-m",
-            "skill_lsp.worker",
+            *keeper_command([self.python, "-m", "skill_lsp.worker"]),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=self.cwd,
             env=env,
             limit=LINE_LIMIT,
+            start_new_session=True,
         )
         self._process = process
         self._stderr_task = asyncio.ensure_future(self._forward_stderr(process))
@@ -109,8 +115,13 @@ class WorkerManager:
             code = await process.wait()
             self._process = None
             raise WorkerCrashed(f"the analysis worker exited at start (exit code {code})")
-        self.pid = process.pid
-        self._log(f"analysis worker started (pid {process.pid})")
+        try:
+            ready = protocol.decode(line)
+        except ValueError:
+            ready = {}
+        pid = ready.get("pid")
+        self.pid = pid if isinstance(pid, int) else process.pid
+        self._log(f"analysis worker started (pid {self.pid})")
         return process
 
     async def _forward_stderr(self, process: asyncio.subprocess.Process) -> None:
@@ -172,18 +183,17 @@ class WorkerManager:
         try:
             return await asyncio.wait_for(process.wait(), 5)
         except TimeoutError:
-            process.kill()
+            await _kill_tree(process)
             return await process.wait()
 
     async def _kill(self) -> None:
         process, self._process = self._process, None
         if process is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
+        await _kill_tree(process)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(process.wait(), 5)
-        self._log(f"analysis worker {process.pid} stopped")
+        self._log(f"analysis worker {self.pid or process.pid} stopped")
 
     async def restart(self) -> None:
         """Stop the worker at once (a request in flight fails as crashed); the next
@@ -201,7 +211,16 @@ class WorkerManager:
                 process.stdin.close()
             await asyncio.wait_for(process.wait(), 2)
         if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+            await _kill_tree(process)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(process.wait(), 2)
+
+
+async def _kill_tree(process: asyncio.subprocess.Process) -> None:
+    """Kill the keeper, the worker and everything the author's code started (off the
+    event loop: the walk reads /proc)."""
+    if process.returncode is not None:
+        return
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(Exception):
+        await loop.run_in_executor(None, kill_tree, process.pid)

@@ -9,6 +9,7 @@ import pytest
 
 from skill_lsp.settings import Settings, merge_settings
 from skill_lsp.worker.manager import WorkerCrashed, WorkerManager, WorkerTimeout
+from tests.process_support import LINUX, new_marker, none_left, spawns
 
 SKILL = """from skillkit_core import skill, terminal
 from helper import GREETING
@@ -125,3 +126,40 @@ def test_only_the_client_may_say_the_workspace_is_trusted() -> None:
     assert not untrusted.semantic_enabled
     still = merge_settings(untrusted, {"workspaceTrusted": True, "executeCode": True})
     assert not still.semantic_enabled
+
+
+# -- processes the author's code starts -----------------------------------------------
+
+needs_proc = pytest.mark.skipif(not LINUX, reason="finds processes through /proc")
+
+
+@needs_proc
+async def test_processes_a_module_starts_end_with_its_analysis(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    marker = new_marker()
+    answer = await manager.call("analyze", _request(tmp_path, spawns(marker)), 30)
+    assert answer["load"] is None
+    assert none_left(marker, 5)
+    assert (await manager.call("ping", {}, 30))["pid"] == manager.pid  # the worker lives on
+
+
+@needs_proc
+async def test_a_module_that_exits_leaves_no_process(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    marker = new_marker()
+    with pytest.raises(WorkerCrashed, match="exit code 7"):
+        await manager.call("analyze", _request(tmp_path, spawns(marker) + "_os._exit(7)\n"), 30)
+    assert none_left(marker, 5)
+
+
+@needs_proc
+async def test_a_module_that_hangs_leaves_no_process(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    marker = new_marker()
+    text = spawns(marker) + "while True:\n    pass\n"
+    with pytest.raises(WorkerTimeout):
+        await manager.call("analyze", _request(tmp_path, text), 3)
+    assert none_left(marker, 5)

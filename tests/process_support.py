@@ -1,0 +1,72 @@
+"""Author code that leaves processes behind, and how a test finds them (Linux ``/proc``).
+
+``SPAWNS`` is Python source that starts two sleepers tagged with a marker: one child in a
+session of its own (out of reach of ``killpg``) and one double-forked grandchild (the
+middle process exits at once, so it is nobody's child). A test runs it as author code,
+then checks with :func:`sleepers` that nothing is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+import uuid
+
+LINUX = sys.platform.startswith("linux")
+
+
+def new_marker() -> str:
+    """A tag no other process carries."""
+    return f"skillkit-test-{uuid.uuid4().hex}"
+
+
+def spawns(marker: str) -> str:
+    """Source that starts the two sleepers tagged with ``marker``."""
+    return f"""import os as _os, subprocess as _subprocess, sys as _sys
+_tag = "{marker}" + "-sleeper"  # spelled apart: the source itself must not match
+_sleeper = [_sys.executable, "-c", "import time; time.sleep(300)", _tag]
+_subprocess.Popen(_sleeper, start_new_session=True, stdout=_subprocess.DEVNULL)
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _os.execv(_sleeper[0], _sleeper)
+    _os._exit(0)
+_os.wait()
+"""
+
+
+def sleepers(marker: str) -> list[int]:
+    """Live (non-zombie) sleepers started with ``marker``."""
+    tag = f"{marker}-sleeper".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as stream:
+                if tag not in stream.read():
+                    continue
+            with open(f"/proc/{name}/stat", "rb") as stream:
+                stat = stream.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2 :].split()[0] != b"Z":
+            found.append(int(name))
+    return found
+
+
+def none_left(marker: str, seconds: float = 10.0) -> bool:
+    """Whether every sleeper of ``marker`` is gone within ``seconds`` (the survivors are
+    killed either way, so a failing test leaves nothing behind)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not sleepers(marker):
+            return True
+        time.sleep(0.05)
+    left = sleepers(marker)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
+    return not left

@@ -123,8 +123,9 @@ def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
     first = max(0, where.line - context)
     last = min(len(lines) - 1, where.line + context)
     width = len(str(last + 1))
-    # The window starts a third of its width before the finding (at 0 on short lines).
-    start = max(0, where.column - FRAME_WIDTH // 3)
+    # The window starts a third of its width before the finding, or earlier so as to be
+    # full (a line that fits is shown whole).
+    start = max(0, min(where.column - FRAME_WIDTH // 3, len(lines[where.line]) - FRAME_WIDTH))
     stop = start + FRAME_WIDTH
     frame = Text()
     for number in range(first, last + 1):

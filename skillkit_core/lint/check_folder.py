@@ -10,6 +10,10 @@ from skillkit_core.manifest.compat import HostVerdict, host_verdicts
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
 
+# The finding for a file or folder that cannot be read (no rule of the registry makes it:
+# it says what was not checked; ``skillkit check`` also uses it for its paths).
+UNREADABLE = "unreadable-path"
+
 
 class FolderReport(NamedTuple):
     """The result of checking one folder.
@@ -61,6 +65,8 @@ def check_folder(
     found: list[LintDiagnostic] = []
     for rule in rules:
         found.extend(_run(rule, folder))
+    if "unreadable" in folder.__dict__:  # set once the rules listed or read files
+        found.extend(_unreadable(folder))
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
     verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
@@ -96,6 +102,19 @@ def _run(rule: Rule, folder: SkillFolder) -> list[LintDiagnostic]:
                 severity="error",
             )
         ]
+
+
+def _unreadable(folder: SkillFolder) -> list[LintDiagnostic]:
+    return [
+        LintDiagnostic(
+            UNREADABLE,
+            "error",
+            f"cannot read {path}: {reason}; it was not checked",
+            file=str(path),
+        )
+        for relative, reason in folder.unreadable.items()
+        for path in [folder.root if relative == "." else folder.root / relative]
+    ]
 
 
 def _order(diagnostic: LintDiagnostic) -> tuple:

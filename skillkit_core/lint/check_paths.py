@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from skillkit_core.errors import UsageError
-from skillkit_core.lint.check_folder import FolderReport, check_folder
+from skillkit_core.lint.check_folder import UNREADABLE, FolderReport, check_folder
 from skillkit_core.lint.config import LintConfig
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.manifest.compat import Consumer, HostVerdict
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 TargetKind = Literal["manifest", "workflow"]
 # Findings about the command line's paths rather than a skill (no rule of the registry
 # makes them; configuration does not filter them).
-UNREADABLE = "unreadable-path"
 NO_SKILL = "no-skill"
 # The exit code when an argument held no skill and nothing worse was found.
 NO_SKILL_EXIT = 3

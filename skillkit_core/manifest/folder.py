@@ -153,32 +153,83 @@ class SkillFolder:
 
     @cached_property
     def files(self) -> list[FolderFile]:
-        """Every regular file under the folder (sorted, bounded, junk folders skipped)."""
+        """Every regular file under the folder (sorted, bounded, junk folders skipped).
+
+        A symbolic link to a folder is entered only when the folder lies inside the skill
+        folder and is not one the walk is already inside (a link to an ancestor is a
+        cycle: walked once). Folders and entries that cannot be read are recorded in
+        :attr:`unreadable`."""
         found: list[FolderFile] = []
         self._folders: set[str] = {""}
-        pending = [("", str(self.root))]
-        while pending and len(found) < MAX_FILES:
-            relative_dir, current = pending.pop()
+        # Each folder to list with the folders the walk went through to reach it.
+        pending: list[tuple[str, str, tuple[str, ...]]] = [("", str(self.root), ())]
+        listed = 0
+        while pending and len(found) < MAX_FILES and listed < MAX_FILES:
+            relative_dir, current, chain = pending.pop()
+            listed += 1
             try:
                 entries = sorted(os.scandir(current), key=lambda entry: entry.name)
-            except OSError:
+            except OSError as error:
+                self._cannot_read(relative_dir.rstrip("/") or ".", error)
                 continue
+            inside = (*chain, current)
             for entry in entries:
                 relative = f"{relative_dir}{entry.name}"
                 try:
                     if entry.is_dir():
                         if entry.name not in SKIPPED_FOLDERS:
                             self._folders.add(relative)
-                            pending.append((relative + "/", entry.path))
+                            if not entry.is_symlink() or self._may_enter(entry.path, inside):
+                                pending.append((relative + "/", entry.path, inside))
                         continue
                     info = entry.stat()
-                except OSError:
+                except FileNotFoundError:  # a dangling symbolic link: no file
+                    continue
+                except OSError as error:
+                    self._cannot_read(relative, error)
                     continue
                 if _is_regular(info.st_mode):
                     found.append(FolderFile(relative, entry.path, info.st_mode, info.st_size))
+                    if entry.is_symlink() and not self._within(entry.path):
+                        self._outside.add(relative)
         found.sort(key=lambda file: file.relative)
         self._complete = len(found) < MAX_FILES
         return found[:MAX_FILES]
+
+    @cached_property
+    def unreadable(self) -> dict[str, str]:
+        """Files and folders (relative paths, ``.`` for the folder itself) that could not
+        be listed or read so far, each with the reason."""
+        return {}
+
+    @cached_property
+    def _outside(self) -> set[str]:
+        """Files listed through a symbolic link that leads out of the folder (not read)."""
+        return set()
+
+    @cached_property
+    def _real_root(self) -> str:
+        return os.path.realpath(self.root)
+
+    def _within(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == self._real_root or real.startswith(self._real_root.rstrip(os.sep) + os.sep)
+
+    def _may_enter(self, link: str, chain: tuple[str, ...]) -> bool:
+        """Whether the walk enters the folder a symbolic link names: not outside the
+        skill folder, not one of the folders (``chain``) the walk is inside already.
+        Asked only of links, so a folder without any costs no extra system call."""
+        if not self._within(link):
+            return False
+        target = os.stat(link)
+        for folder in chain:
+            info = os.stat(folder)
+            if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+                return False
+        return True
+
+    def _cannot_read(self, relative: str, error: OSError) -> None:
+        self.unreadable[relative] = (error.strerror or type(error).__name__).lower()
 
     @cached_property
     def _file_names(self) -> frozenset[str]:
@@ -207,20 +258,21 @@ class SkillFolder:
         ]
 
     def read_text(self, file: FolderFile) -> str | None:
-        """A folder file's text, or ``None`` when it is large, binary or unreadable.
+        """A folder file's text, or ``None`` when it is large, binary, unreadable (then
+        recorded in :attr:`unreadable`) or reached through a link out of the folder.
 
         Read once per check: several rules look at the same scripts."""
         if file.relative not in self._texts:
             self._texts[file.relative] = self._read(file)
         return self._texts[file.relative]
 
-    @staticmethod
-    def _read(file: FolderFile) -> str | None:
-        if file.size > MAX_SCAN_BYTES:
+    def _read(self, file: FolderFile) -> str | None:
+        if file.size > MAX_SCAN_BYTES or file.relative in self._outside:
             return None
         try:
             data = read_regular_file(file.path, MAX_SCAN_BYTES + 1)
-        except OSError:
+        except OSError as error:
+            self._cannot_read(file.relative, error)
             return None
         if data is None or len(data) > MAX_SCAN_BYTES or b"\x00" in data[:8192]:
             return None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from skillkit_core.lint.check_folder import check_folder, check_skill_folder
 from skillkit_core.lint.rule import Rule
@@ -53,4 +56,88 @@ def test_diagnostics_are_sorted_by_file_then_position(tmp_path: Path) -> None:
         ("name-folder-mismatch", "error", 2, "SKILL.md"),
         ("unknown-key", "warning", 4, "SKILL.md"),
         ("script-shebang", "warning", 1, "a.py"),
+    ]
+
+
+# Symbolic links and unreadable entries inside a skill folder (issue 17).
+
+SECRET = "AKIA" + "Q" * 16
+
+
+def test_a_symbolic_link_cycle_is_walked_once(tmp_path: Path) -> None:
+    root = make_skill(
+        tmp_path,
+        "pdf-tools",
+        {"SKILL.md": skill_md(body="See [a](references/a.md).\n"), "references/a.md": "x"},
+    )
+    (root / "references" / "loop").symlink_to("..")  # back to the skill folder
+    (root / "references" / "self").symlink_to(".")
+    report = check_folder(root)
+    assert [file.relative for file in report.folder.files] == ["SKILL.md", "references/a.md"]
+    assert report.diagnostics == []
+
+
+def test_a_symbolic_link_inside_the_folder_is_followed(tmp_path: Path) -> None:
+    root = make_skill(
+        tmp_path,
+        "pdf-tools",
+        {"SKILL.md": skill_md(body="See [a](docs/a.md).\n"), "references/a.md": "x"},
+    )
+    (root / "docs").symlink_to("references")
+    report = check_folder(root)
+    assert [f.relative for f in report.folder.files] == ["SKILL.md", "docs/a.md", "references/a.md"]
+    assert report.diagnostics == []
+
+
+def test_symbolic_links_never_lead_the_check_out_of_the_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "keys.sh").write_text(f"#!/bin/sh\nexport KEY={SECRET}\n")
+    (outside / "run.sh").write_text(f"#!/bin/sh\nexport KEY={SECRET}\n")
+    root = make_skill(tmp_path, "pdf-tools")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "more").symlink_to(outside / "deep")
+    (root / "scripts" / "run.sh").symlink_to(outside / "run.sh")
+    report = check_folder(root)
+    # The linked file is part of the skill, but what it holds outside is not read.
+    assert [f.relative for f in report.folder.files] == ["SKILL.md", "scripts/run.sh"]
+    assert [d.rule for d in report.diagnostics if d.rule == "secret-literal"] == []
+
+
+def test_folders_and_files_that_cannot_be_read_are_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_skill(
+        tmp_path,
+        "pdf-tools",
+        {"SKILL.md": skill_md(), "references/a.md": "x", "scripts/run.sh": "#!/bin/sh\necho\n"},
+        executable=("scripts/run.sh",),
+    )
+    real_scandir = os.scandir
+    real_open = os.open
+
+    def scandir(path: object = ".") -> object:
+        if os.fspath(path) == str(root / "references"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    def open_(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == str(root / "scripts" / "run.sh"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "open", open_)
+    found = [(d.rule, d.file, d.message) for d in check_folder(root).diagnostics]
+    assert found == [
+        (
+            "unreadable-path",
+            str(root / "references"),
+            f"cannot read {root / 'references'}: permission denied; it was not checked",
+        ),
+        (
+            "unreadable-path",
+            str(root / "scripts" / "run.sh"),
+            f"cannot read {root / 'scripts' / 'run.sh'}: permission denied; it was not checked",
+        ),
     ]

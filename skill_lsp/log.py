@@ -15,7 +15,11 @@ _LEVELS = {
 
 
 def log_message(server: Any, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
-    """Send one line to the client's log; silently dropped before the connection is up."""
+    """Send one line to the client's log; silently dropped before the connection is up.
+    Control characters (an author's module can print ESC sequences) are escaped."""
+    from skillkit_core.safe_text import escape_controls
+
+    message = escape_controls(message)
     try:
         server.window_log_message(types.LogMessageParams(type=kind, message=message))
     except Exception:  # no writer yet, or the client went away: nothing to tell

@@ -321,8 +321,11 @@ def _failure(output: str) -> str:
 
 
 def _show(ls: Any, message: str, kind: types.MessageType) -> None:
+    from skillkit_core.safe_text import escape_controls
+
     with contextlib.suppress(Exception):
-        ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        shown = escape_controls(message)
+        ls.window_show_message(types.ShowMessageParams(type=kind, message=shown))
     log_message(ls, message)
 
 

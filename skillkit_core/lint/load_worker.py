@@ -17,6 +17,12 @@ Two ways to run the worker:
 
 :class:`LoadWorker` is the parent side of ``--serve``: one warm process for many
 entries, replaced whenever an entry makes it hang or die.
+
+Processes a module starts do not outlive its check. The worker runs in a session of its
+own under a keeper (:mod:`skillkit_core.process_tree`); it adopts the orphans of its
+subtree and kills every descendant after each entry, the keeper kills what is left when
+the worker dies, and a hang is stopped by killing the whole tree — children that called
+``setsid`` or double-forked included.
 """
 
 from __future__ import annotations
@@ -404,8 +410,19 @@ def _check_with_limit(entry: str, timeout: float | None) -> EntryReport:
             faulthandler.cancel_dump_traceback_later()
 
 
+def _end_descendants() -> None:
+    """Kill (and reap) every process the last entry's code started."""
+    from skillkit_core.process_tree import kill_descendants, reap_orphans
+
+    kill_descendants()
+    reap_orphans()
+
+
 def serve() -> int:
     """Answer check requests, one JSON line each, until stdin closes."""
+    from skillkit_core.process_tree import become_subreaper
+
+    become_subreaper()
     protocol_in, protocol_out = _claim_stdio()
     _warm_up()
     protocol_out.write(json.dumps({"ready": True}) + "\n")
@@ -415,6 +432,7 @@ def serve() -> int:
             continue
         request = json.loads(line)
         report = _check_with_limit(request["entry"], request.get("timeout"))
+        _end_descendants()
         protocol_out.write(json.dumps(_report_json(report)) + "\n")
         protocol_out.flush()
     return 0
@@ -431,8 +449,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    from skillkit_core.process_tree import become_subreaper
+
+    become_subreaper()
     _, protocol_out = _claim_stdio()
-    results = [_report_json(_check_with_limit(a, timeout_from_environment())) for a in args]
+    results = []
+    for entry in args:
+        results.append(_report_json(_check_with_limit(entry, timeout_from_environment())))
+        _end_descendants()
     protocol_out.write(json.dumps({"results": results}, indent=2) + "\n")
     protocol_out.flush()
     return 0
@@ -450,6 +474,7 @@ class LoadWorker:
         self._stderr: Any = None
         self._buffer = b""
         self._start_problem: str | None = None
+        self._ended = False  # the worker closed its output (it exited)
 
     def check(self, path: str | Path, attr: str | None = None) -> EntryReport:
         """Check one entry within the time limit; never raises for the module's sake."""
@@ -476,13 +501,13 @@ class LoadWorker:
         """Stop the worker process (if any)."""
         process, self._process = self._process, None
         self._buffer = b""
+        self._ended = False
         if process is not None:
             try:
                 process.stdin.close()
                 process.wait(timeout=2)
             except Exception:  # a worker that will not stop politely is killed
-                process.kill()
-                process.wait()
+                _kill_tree(process)
             for stream in (process.stdout,):
                 stream.close()
         if self._stderr is not None:
@@ -509,12 +534,16 @@ class LoadWorker:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept as long as the worker
+        from skillkit_core.process_tree import keeper_command
+
+        command = [sys.executable, "-m", "skillkit_core.lint.load_worker", "--serve"]
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "skillkit_core.lint.load_worker", "--serve"],
+            keeper_command(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             env=env,
+            start_new_session=True,
         )
         ready = self._read_line(_START_TIMEOUT)
         if ready is None or not json.loads(ready).get("ready"):
@@ -541,6 +570,7 @@ class LoadWorker:
                 return None
             chunk = os.read(stream.fileno(), 1 << 16)
             if not chunk:
+                self._ended = True
                 return None
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
@@ -551,9 +581,12 @@ class LoadWorker:
         exited at the limit, or is killed now) or a crash. Then start afresh."""
         process = self._process
         code = process.poll() if process is not None else None
+        if code is None and process is not None and self._ended:
+            # Its output is closed: it is ending (the keeper may still be cleaning up).
+            with suppress(Exception):
+                code = process.wait(timeout=_GRACE)
         if code is None and process is not None:
-            process.kill()
-            process.wait()
+            _kill_tree(process)
             code = process.returncode
         dump = self._stderr_tail(mark, limit=1 << 16)
         stuck = _stuck_line(dump, file)
@@ -583,6 +616,15 @@ class LoadWorker:
         except (OSError, ValueError):
             return ""
         return data.decode("utf-8", "replace").strip()
+
+
+def _kill_tree(process: Any) -> None:
+    """Kill the keeper, the worker and every process the module started; wait for it."""
+    from skillkit_core.process_tree import kill_tree
+
+    if process.poll() is None:
+        kill_tree(process.pid)
+    process.wait()
 
 
 def _stuck_line(dump: str, file: str) -> int | None:

@@ -65,10 +65,10 @@ def check_folder(
     found: list[LintDiagnostic] = []
     for rule in rules:
         found.extend(_run(rule, folder))
-    if "unreadable" in folder.__dict__:  # set once the rules listed or read files
-        found.extend(_unreadable(folder))
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
+    if "unreadable" in folder.__dict__:  # set once the rules listed or read files
+        kept = sorted([*kept, *_unreadable(folder)], key=_order)  # never suppressed
     verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
     return FolderReport(folder, kept, verdicts, suppressed=len(found) - len(kept))
 

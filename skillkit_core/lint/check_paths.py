@@ -281,9 +281,17 @@ def check_targets(
             )
     reports = _reports(targets, workers, hosts, helpers)
     diagnostics = [*problems]
-    diagnostics += [d for report in reports for d in config.apply(report.diagnostics)]
+    diagnostics += [d for report in reports for d in _configured(config, report.diagnostics)]
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
+
+
+def _configured(config: LintConfig, diagnostics: list[LintDiagnostic]) -> list[LintDiagnostic]:
+    """``config`` applied to a report's findings; what could not be read stays."""
+    if not any(d.rule == UNREADABLE for d in diagnostics):
+        return config.apply(diagnostics)
+    unreadable = [d for d in diagnostics if d.rule == UNREADABLE]
+    return unreadable + config.apply(d for d in diagnostics if d.rule != UNREADABLE)
 
 
 def _reports(

@@ -172,3 +172,20 @@ def test_a_symbolic_link_loop_argument_is_unreadable(tmp_path: Path) -> None:
     run = check_paths([str(loop)])
     assert [(d.rule, d.file) for d in run.diagnostics] == [(UNREADABLE, str(loop))]
     assert "too many levels of symbolic links" in run.diagnostics[0].message
+
+
+def test_what_cannot_be_read_is_reported_whatever_the_rule_selection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run.sh": "x"})
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if os.fspath(path) == str(root / "scripts"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    config = LintConfig(select=("name-format",))
+    run = check_paths([str(root), str(tmp_path / "pdf-tools" / "SKILL.md")], config)
+    assert [(d.rule, d.file) for d in run.diagnostics] == [(UNREADABLE, str(root / "scripts"))]

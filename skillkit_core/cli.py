@@ -367,7 +367,8 @@ def build(
 
     from rich.console import Console
 
-    from skillkit_core.build.pipeline import BuildOptions, build_skill
+    from skillkit_core.build.isolated import build_isolated
+    from skillkit_core.build.pipeline import BuildOptions
     from skillkit_core.build.report import StepProgress, print_summary
     from skillkit_core.errors import SkillkitError
 
@@ -383,7 +384,7 @@ def build(
     )
     try:
         with StepProgress(console) as progress:
-            result = build_skill(options, progress)
+            result = build_isolated(options, progress)
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
         raise typer.Exit(1) from None

@@ -33,6 +33,8 @@ SKILLKIT = "skillkit_core"
 RUNTIME_ROOTS = ("skillkit_core.protocol",)
 """Packages taken with every submodule: the protocol serves every subcommand."""
 
+# Seconds the probe may take beyond the module's own time limit (start and imports).
+_PROBE_START = 30.0
 # Files of an installed distribution's metadata folder that describe this installation
 # rather than the package; they would make the bundle differ between machines.
 _INSTALL_ONLY = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
@@ -95,13 +97,38 @@ class Closure:
 def probe_entry(entry: str) -> tuple[tuple[str, str], dict[str, str | None]]:
     """Load ``entry`` in a fresh interpreter; the (module, attribute) that holds the
     definition and every module the load imported (name → file)."""
+    from skillkit_core.lint.load_worker import TIMEOUT_VARIABLE, timeout_from_environment
+    from skillkit_core.process_tree import keeper_command, kill_tree
+
+    # The module's own time limit, plus the interpreter's start and skillkit's imports.
+    limit = timeout_from_environment() + _PROBE_START
     with tempfile.TemporaryDirectory(prefix="skillkit-probe-") as scratch:
         report = Path(scratch) / "probe.json"
-        # -P: the current directory must not shadow modules, as in a real run.
-        command = [sys.executable, "-P", "-c", _PROBE, entry, str(report)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0 or not report.exists():
-            detail = _last_line(done.stderr) or f"exit code {done.returncode}"
+        # -P: the current directory must not shadow modules, as in a real run. The keeper
+        # and the session of its own: nothing the module starts outlives the probe.
+        command = keeper_command([sys.executable, "-P", "-c", _PROBE, entry, str(report)])
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            _, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            kill_tree(process.pid)
+            process.communicate()
+            raise BuildError(
+                f"loading {entry} in a fresh interpreter did not finish within {limit:g} s "
+                f"(set {TIMEOUT_VARIABLE} to allow longer)"
+            ) from None
+        finally:
+            if process.poll() is None:
+                kill_tree(process.pid)
+                process.wait()
+        if process.returncode != 0 or not report.exists():
+            detail = _last_line(stderr) or f"exit code {process.returncode}"
             raise BuildError(f"loading {entry} in a fresh interpreter failed: {detail}")
         data = json.loads(report.read_text(encoding="utf-8"))
     owner = data.get("owner")

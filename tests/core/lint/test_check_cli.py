@@ -196,3 +196,15 @@ def test_usage_errors_escape_control_characters(tmp_path: Path) -> None:
     assert (
         result.stderr.strip() == "error[usage]: no such file or folder: missing\\x1b]0;owned\\x07"
     )
+
+
+def test_a_line_of_hundreds_of_broken_links_prints_a_short_report(tmp_path: Path) -> None:
+    # Issue 17's case in small: each finding printed the whole 24 KB line in its frame.
+    line = " ".join(f"[x](references/missing-{i:04d}.md)" for i in range(800))
+    make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=f"\n{line}\n")})
+    result = skillkit("check", "pdf-tools", cwd=tmp_path)
+    assert result.returncode == 1
+    assert len(result.stdout) < 30_000
+    assert result.stdout.count("error [broken-link]") == 50
+    assert "… and 750 more [broken-link] in this file" in result.stdout
+    assert "Found 800 errors" in result.stdout

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.links import local_target, mention_path
 from skillkit_core.manifest.markdown import find_suppressions, scan_markdown
@@ -114,3 +117,28 @@ def test_a_line_of_unclosed_suppression_lists() -> None:
     # An unclosed list is no list: those markers hide every rule, as a bare marker does.
     assert found.suppresses("anything", 0) and found.suppresses("anything", 1)
     assert found.by_line[0] == frozenset({"*", "b"})
+
+
+PIECES = [
+    *("[", "]", "(", ")", "<", ">", "!", "`", "``", " ", "a", '"', "'", "\x1b", "~~~"),
+    *("scripts/", "x.md", "](", "[a](b)", "]:", "<!-- skillkit: ignore["),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(PIECES),
+        max_size=60,
+    ).map("".join)
+)
+def test_every_range_found_covers_what_it_names(line: str) -> None:
+    scan = scan_markdown([line, line], first_line=3)
+    for link in scan.links:
+        where = link.range
+        assert where.line in (3, 4) and where.end_line == where.line
+        assert line[where.column : where.end_column] == link.target
+    for mention in scan.mentions:
+        where = mention.range
+        assert line[where.column : where.end_column] == mention.path
+    find_suppressions([line])

@@ -5,8 +5,9 @@ Positions in JSON are the core's (0-based lines and code-point columns, fields `
 ``column``, ``end_line``, ``end_column``); text, SARIF and GitHub show 1-based ones.
 
 Every format is safe to print whatever the skill folders hold: each shows at most
-:data:`MAX_PER_RULE` findings of one rule in one file (then how many more there are),
-messages are cut at :data:`MAX_MESSAGE` characters, code frames show a window of
+:data:`~skillkit_core.lint.capping.MAX_PER_RULE` findings of one rule in one file (then how
+many more there are), messages are cut at
+:data:`~skillkit_core.lint.capping.MAX_MESSAGE` characters, code frames show a window of
 :data:`FRAME_WIDTH` characters around the finding instead of whole lines, and control
 characters are escaped (:mod:`skillkit_core.safe_text`). The summary counts every finding.
 """
@@ -17,11 +18,12 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from skillkit_core.lint.capping import Capped, shown
 from skillkit_core.lint.check_paths import CheckRun
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
-from skillkit_core.safe_text import escape_controls, escape_json_controls, shorten
+from skillkit_core.safe_text import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,40 +32,8 @@ FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-# Findings of one rule shown per file; the rest are counted ("… and N more").
-MAX_PER_RULE = 50
-# Characters of a message shown (a message may quote a link target as long as its line).
-MAX_MESSAGE = 500
 # Characters of a source line shown in a code frame, around the finding.
 FRAME_WIDTH = 120
-
-
-class Capped(NamedTuple):
-    """Findings of ``rule`` in ``file`` left out of the output beyond :data:`MAX_PER_RULE`."""
-
-    file: str | None
-    rule: str
-    more: int
-
-
-def shown(run: CheckRun) -> tuple[list[LintDiagnostic], list[Capped]]:
-    """The findings to show, at most :data:`MAX_PER_RULE` per rule and file (their
-    messages cut at :data:`MAX_MESSAGE`), and how many of each rule were left out."""
-    counts: dict[tuple[str | None, str], int] = {}
-    kept: list[LintDiagnostic] = []
-    for diagnostic in run.diagnostics:
-        key = (diagnostic.file, diagnostic.rule)
-        seen = counts[key] = counts.get(key, 0) + 1
-        if seen <= MAX_PER_RULE:
-            if len(diagnostic.message) > MAX_MESSAGE:
-                diagnostic = diagnostic._replace(message=shorten(diagnostic.message, MAX_MESSAGE))
-            kept.append(diagnostic)
-    capped = [
-        Capped(file, rule, count - MAX_PER_RULE)
-        for (file, rule), count in counts.items()
-        if count > MAX_PER_RULE
-    ]
-    return kept, capped
 
 
 def _more_text(capped: Capped) -> str:
@@ -78,7 +48,7 @@ def render_text(run: CheckRun, console: Console, *, context: int = 1) -> None:
     from rich.text import Text
 
     sources = _SourceCache()
-    diagnostics, capped = shown(run)
+    diagnostics, capped = shown(run.diagnostics)
     more: dict[str | None, list[Capped]] = {}
     for item in capped:
         more.setdefault(item.file, []).append(item)
@@ -277,7 +247,7 @@ def diagnostic_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
 
 def render_json(run: CheckRun, *, hosts: bool = False) -> str:
     """The whole run as one JSON document."""
-    diagnostics, capped = shown(run)
+    diagnostics, capped = shown(run.diagnostics)
     document: dict[str, Any] = {
         "version": 1,
         "diagnostics": [diagnostic_json(d) for d in diagnostics],
@@ -331,7 +301,7 @@ def render_sarif(run: CheckRun) -> str:
         tool_version = version("pyskillkit")
     except PackageNotFoundError:
         tool_version = "0"
-    diagnostics, _ = shown(run)
+    diagnostics, _ = shown(run.diagnostics)
     used = {d.rule for d in diagnostics}
     rules = [rule for rule in RULES if rule.id in used]
     index = {rule.id: position for position, rule in enumerate(rules)}
@@ -401,7 +371,7 @@ _GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 def render_github(run: CheckRun) -> str:
     """GitHub Actions workflow commands, one annotation per diagnostic."""
     lines = []
-    diagnostics, capped = shown(run)
+    diagnostics, capped = shown(run.diagnostics)
     for diagnostic in diagnostics:
         properties = []
         if diagnostic.file is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from skillkit_core.lint import format as formats
+from skillkit_core.lint.capping import MAX_MESSAGE, MAX_PER_RULE
 from skillkit_core.lint.check_paths import check_paths
 from tests.core.lint.skillmd_support import make_skill, skill_md
 
@@ -120,13 +121,13 @@ def _many_links(tmp_path: Path, count: int, target: str = "references/missing-{}
 
 
 def test_text_shows_at_most_max_per_rule_findings_of_a_rule_per_file(tmp_path: Path) -> None:
-    root = _many_links(tmp_path, formats.MAX_PER_RULE + 30)
+    root = _many_links(tmp_path, MAX_PER_RULE + 30)
     run = check_paths([str(root)])
     text = render(run)
-    assert text.count("error [broken-link]") == formats.MAX_PER_RULE
+    assert text.count("error [broken-link]") == MAX_PER_RULE
     assert "  … and 30 more [broken-link] in this file\n" in text
     # The summary counts every finding, shown or not.
-    assert f"Found {formats.MAX_PER_RULE + 30} errors" in text
+    assert f"Found {MAX_PER_RULE + 30} errors" in text
 
 
 def test_code_frames_show_a_window_of_a_long_line_around_the_finding(tmp_path: Path) -> None:
@@ -148,19 +149,19 @@ def test_code_frames_show_a_window_of_a_long_line_around_the_finding(tmp_path: P
 def test_json_sarif_and_github_cap_findings_and_say_how_many_are_left_out(
     tmp_path: Path,
 ) -> None:
-    root = _many_links(tmp_path, formats.MAX_PER_RULE + 5)
+    root = _many_links(tmp_path, MAX_PER_RULE + 5)
     run = check_paths([str(root)])
     document = json.loads(formats.render_json(run))
     assert len([d for d in document["diagnostics"] if d["rule"] == "broken-link"]) == 50
-    assert document["summary"]["errors"] == formats.MAX_PER_RULE + 5
+    assert document["summary"]["errors"] == MAX_PER_RULE + 5
     assert document["summary"]["not_shown"] == 5
     assert document["not_shown"] == [
         {"file": str(root / "SKILL.md"), "rule": "broken-link", "count": 5}
     ]
     sarif = json.loads(formats.render_sarif(run))
-    assert len(sarif["runs"][0]["results"]) == formats.MAX_PER_RULE
+    assert len(sarif["runs"][0]["results"]) == MAX_PER_RULE
     github = formats.render_github(run)
-    assert github.count("::error ") == formats.MAX_PER_RULE
+    assert github.count("::error ") == MAX_PER_RULE
     assert "::notice file=" in github and "… and 5 more [broken-link] in this file" in github
 
 
@@ -168,7 +169,7 @@ def test_long_messages_are_cut(tmp_path: Path) -> None:
     root = _many_links(tmp_path, 1, target="references/" + "a" * 5000 + "{}.md")
     document = json.loads(formats.render_json(check_paths([str(root)])))
     message = next(d["message"] for d in document["diagnostics"] if d["rule"] == "broken-link")
-    assert len(message) == formats.MAX_MESSAGE and message.endswith("…")
+    assert len(message) == MAX_MESSAGE and message.endswith("…")
 
 
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\x9b31m\x9d8;;x\x1b\\"

@@ -1,11 +1,13 @@
 """Turning link targets and file mentions of a SKILL.md into paths inside the skill."""
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import unquote
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ROOT_PREFIX = re.compile(r"^(?:\{baseDir\}|\$\{?CLAUDE_SKILL_DIR\}?)/")
+_QUERY_OR_FRAGMENT = re.compile(r"[#?]")
 
 
 class LocalTarget(NamedTuple):
@@ -21,7 +23,16 @@ class LocalTarget(NamedTuple):
 
 
 def local_target(target: str) -> LocalTarget | None:
-    """The file a link target points at, or ``None`` for URLs, anchors and placeholders."""
+    """The file a link target points at, or ``None`` for URLs, anchors and placeholders.
+
+    Several rules ask for each link's target: answers for targets of ordinary length are
+    kept (they are values; a long one is not worth keeping alive)."""
+    if len(target) > 300:
+        return _local_target(target)
+    return _kept_local_target(target)
+
+
+def _local_target(target: str) -> LocalTarget | None:
     target = target.strip()
     if not target or target.startswith(("#", "?")):
         return None
@@ -32,12 +43,15 @@ def local_target(target: str) -> LocalTarget | None:
         return LocalTarget(target, absolute=True)
     if _SCHEME.match(target) or "{" in target or "<" in target:
         return None
-    path = unquote(re.split(r"[#?]", target, maxsplit=1)[0])
+    path = unquote(_QUERY_OR_FRAGMENT.split(target, maxsplit=1)[0])
     if not path:
         return None
     if path.startswith(("/", "\\", "~")):
         return LocalTarget(path, absolute=True)
     return LocalTarget(path, from_root=from_root)
+
+
+_kept_local_target = lru_cache(maxsize=1024)(_local_target)
 
 
 def mention_path(mention: str) -> str:

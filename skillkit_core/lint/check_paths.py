@@ -111,9 +111,9 @@ def collect_targets(
     A folder holding a SKILL.md is one target; any other folder is walked for SKILL.md
     folders (``.git``, ``node_modules`` and the like skipped; a skill folder is not
     descended into; symbolic links to folders not followed) and for Python skill files
-    (see :func:`find_workflow_files`). A path or folder that cannot be read, and a path
-    that holds no skill at all, are findings appended to ``problems`` (see
-    :func:`path_findings`).
+    (see :func:`find_workflow_files`). A path or folder that cannot be read
+    (:data:`~skillkit_core.lint.check_folder.UNREADABLE`) and a path that holds no skill
+    at all (:data:`NO_SKILL`) are findings appended to ``problems``.
     """
     if not paths:
         raise UsageError("give at least one path: a SKILL.md folder, a .py file or a folder")

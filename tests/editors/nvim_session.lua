@@ -47,6 +47,7 @@ vim.cmd("runtime! plugin/skillkit.lua")
 require("skillkit").setup({
   python = os.getenv("SKILLKIT_PYTHON"),
   build = { single = true },
+  trusted = true, -- the author's own project: simulate, preview and build run its code
 })
 vim.cmd("edit " .. vim.fn.fnameescape(file))
 local buf = vim.api.nvim_get_current_buf()

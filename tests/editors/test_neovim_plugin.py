@@ -134,3 +134,77 @@ def test_checkhealth_reports_the_server(session) -> None:
     assert f"server command: {sys.executable} -m skill_lsp" in health
     assert "skillkit 0." in health
     assert "the language server imports and can start" in health
+
+
+TRUST_SESSION = Path(__file__).with_name("nvim_trust.lua")
+MARKING = """import pathlib
+from skillkit_core import skill, terminal
+
+pathlib.Path(__file__).with_name("IMPORTED").write_text("imported")
+
+marking = (
+    skill(name="marking", entry="a", description="Marks its folder when imported.")
+    .step("a", prompt="A.", next="nowhere")
+    .step("b", prompt="B.", next=terminal)
+    .build()
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def untrusted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A session with the plugin's defaults: what it saw, plus the folder."""
+    folder = tmp_path_factory.mktemp("nvim-trust") / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "marking"\n')
+    skill_file = folder / "marking_skill.py"
+    skill_file.write_text(MARKING)
+    out = folder.parent / "seen.json"
+    env = {
+        **os.environ,
+        "SKILLKIT_PLUGIN": str(PLUGIN),
+        "SKILLKIT_PYTHON": sys.executable,
+        "SKILLKIT_FILE": str(skill_file),
+        "SKILLKIT_OUT": str(out),
+        "XDG_CACHE_HOME": str(folder.parent / "cache"),
+        "XDG_STATE_HOME": str(folder.parent / "state"),
+    }
+    command = [NVIM, "--headless", "--clean", "--cmd", "let g:loaded_python3_provider=0"]
+    done = subprocess.run(
+        [*command, "-c", f"luafile {TRUST_SESSION}"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.exists(), done.stdout[-2000:] + done.stderr[-2000:]
+    seen = json.loads(out.read_text())
+    seen["folder"] = folder
+    return seen
+
+
+def test_by_default_the_workspace_is_untrusted_and_no_module_runs(untrusted) -> None:
+    assert untrusted["errors"] in ({}, []), untrusted["errors"]
+    assert "unknown-step" in untrusted["codes"]
+    assert not (untrusted["folder"] / "IMPORTED").exists()
+    assert any("author code is not executed" in line for line in untrusted["logs"])
+    assert not any("analysis worker started" in line for line in untrusted["logs"])
+
+
+def test_checkhealth_says_the_workspace_is_untrusted_and_how_to_trust_it(untrusted) -> None:
+    health = untrusted["health"]
+    assert "workspace not trusted: skill modules are not imported" in health
+    assert "require('skillkit').setup({ trusted = true })" in health
+    assert f"trusted = {{ '{untrusted['folder']}' }}" in health
+
+
+def test_the_trusted_option_takes_a_boolean_folders_or_a_function(untrusted) -> None:
+    assert untrusted["forms"] == {
+        "default": False,
+        "true": True,
+        "parent folder": True,
+        "other folder": False,
+        "function": True,
+        "failing function": False,
+    }

@@ -14,4 +14,5 @@ return {
   end,
   settings = config.settings(),
   init_options = config.init_options(),
+  before_init = config.before_init,
 }

@@ -9,6 +9,11 @@ M.defaults = {
   host = "claude-code",
   tools = {},
   execute_code = true,
+  -- Whether a workspace is trusted to run its skill modules (prompt previews, semantic
+  -- lint, simulate, build): false (default: never), true (always), a list of folders
+  -- (projects inside them are trusted) or a function(root) returning a boolean.
+  -- Untrusted workspaces still get every feature that only reads the files.
+  trusted = false,
   lint = { select = {}, ignore = {} },
   -- Options of :SkillkitBuild, as the server's build command takes them: single = true
   -- builds for this machine only (fast, offline); mode = "pyz" | "binary";
@@ -65,10 +70,46 @@ function M.settings()
   }
 end
 
-function M.init_options()
+local function real(path)
+  local full = vim.fs.normalize(vim.fn.fnamemodify(vim.fn.expand(path), ":p"))
+  return (vim.uv.fs_realpath(full) or full):gsub("/+$", "")
+end
+
+--- Whether the workspace at `root` may run its skill modules (the `trusted` option).
+function M.trusted(root)
+  local trusted = M.options.trusted
+  if type(trusted) == "boolean" then
+    return trusted
+  end
+  if type(trusted) == "function" then
+    local ok, answer = pcall(trusted, root)
+    return ok and answer == true
+  end
+  if type(trusted) ~= "table" or not root then
+    return false
+  end
+  local here = real(root)
+  for _, folder in ipairs(trusted) do
+    local base = real(folder)
+    if base ~= "" and (here == base or here:sub(1, #base + 1) == base .. "/") then
+      return true
+    end
+  end
+  return false
+end
+
+--- initializationOptions: the settings, and whether the workspace at `root` is trusted
+--- (only the client may say so; the server assumes it is not).
+function M.init_options(root)
   local settings = M.settings().skillkit
-  settings.workspaceTrusted = true
+  settings.workspaceTrusted = M.trusted(root)
   return settings
+end
+
+--- Sets initializationOptions.workspaceTrusted for the root the client starts in
+--- (vim.lsp.ClientConfig.before_init).
+function M.before_init(params, client_config)
+  params.initializationOptions = M.init_options(client_config.root_dir)
 end
 
 --- Whether a buffer is one the server handles: Python files and SKILL.md.

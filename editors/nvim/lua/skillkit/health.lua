@@ -18,6 +18,19 @@ function M.check()
   local root = vim.fs.root(0, config.root_markers) or vim.fn.getcwd()
   local cmd = config.cmd(root)
   vim.health.info("server command: " .. table.concat(cmd, " "))
+  if config.trusted(root) then
+    vim.health.ok("workspace trusted: skill modules run in an isolated worker (" .. root .. ")")
+  else
+    vim.health.warn(
+      "workspace not trusted: skill modules are not imported, so semantic lint, prompt "
+        .. "previews, :SkillkitSimulate, :SkillkitPreview and :SkillkitBuild are off (" .. root .. ")",
+      {
+        "Trust this project: require('skillkit').setup({ trusted = { '" .. root .. "' } })",
+        "or trust every project: require('skillkit').setup({ trusted = true })",
+        "or decide per project: trusted = function(root) return ... end",
+      }
+    )
+  end
   local python = config.python(root)
   if vim.fn.executable(python) == 0 then
     vim.health.error("Python not found: " .. python, { "Set `python` in require('skillkit').setup()" })

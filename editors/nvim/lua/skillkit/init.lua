@@ -18,7 +18,7 @@ local function start_legacy(bufnr)
     cmd = config.cmd(root),
     root_dir = root,
     settings = config.settings(),
-    init_options = config.init_options(),
+    init_options = config.init_options(root),
   }, { bufnr = bufnr })
 end
 
@@ -46,6 +46,7 @@ function M.setup(opts)
     vim.lsp.config("skillkit", {
       settings = config.settings(),
       init_options = config.init_options(),
+      before_init = config.before_init,
     })
     vim.lsp.enable("skillkit")
   else

@@ -67,10 +67,11 @@ def check_folder(
         found.extend(_run(rule, folder))
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
+    suppressed = len(found) - len(kept)
     if "unreadable" in folder.__dict__:  # set once the rules listed or read files
         kept = sorted([*kept, *_unreadable(folder)], key=_order)  # never suppressed
     verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
-    return FolderReport(folder, kept, verdicts, suppressed=len(found) - len(kept))
+    return FolderReport(folder, kept, verdicts, suppressed=suppressed)
 
 
 def prepare() -> None:

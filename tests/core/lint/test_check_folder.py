@@ -128,7 +128,9 @@ def test_folders_and_files_that_cannot_be_read_are_findings(
 
     monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(os, "open", open_)
-    found = [(d.rule, d.file, d.message) for d in check_folder(root).diagnostics]
+    report = check_folder(root)
+    assert report.suppressed == 0
+    found = [(d.rule, d.file, d.message) for d in report.diagnostics]
     assert found == [
         (
             "unreadable-path",

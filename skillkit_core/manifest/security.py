@@ -170,10 +170,12 @@ def _chain(pieces: tuple[str, ...], text: str) -> list[tuple[int, int]]:
     first, *rest = [re.compile(piece) for piece in pieces]
     spans: list[tuple[int, int]] = []
     position = 0
+    line_end = -1  # the end of the line of the last match (found once per line)
     while (match := first.search(text, position)) is not None:
-        line_end = text.find("\n", match.end())
-        if line_end < 0:
-            line_end = len(text)
+        if line_end < match.end():
+            line_end = text.find("\n", match.end())
+            if line_end < 0:
+                line_end = len(text)
         end = match.end()
         for piece in rest:
             following = piece.search(text, end, line_end)

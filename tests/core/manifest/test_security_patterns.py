@@ -67,3 +67,11 @@ def test_a_line_of_secrets_is_counted_once() -> None:
         found = find_secrets("x\n" + key * 150_000)
     assert len(found) == 150_000
     assert found[-1][:3] == (1, 149_999 * 21, 149_999 * 21 + 20)
+
+
+def test_a_line_of_start_up_file_writes_finds_each() -> None:
+    unit = "open(.bashrc, 'a') "
+    with watchdog():
+        found = find_risks(unit * 200_000)
+    assert len(found) == 200_000
+    assert found[-1] == (0, 199_999 * len(unit), 199_999 * len(unit) + 17, STARTUP)

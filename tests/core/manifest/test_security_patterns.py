@@ -74,4 +74,9 @@ def test_a_line_of_start_up_file_writes_finds_each() -> None:
     with watchdog():
         found = find_risks(unit * 200_000)
     assert len(found) == 200_000
-    assert found[-1] == (0, 199_999 * len(unit), 199_999 * len(unit) + 17, STARTUP)
+    assert found[-1] == (
+        0,
+        199_999 * len(unit),
+        199_999 * len(unit) + len("open(.bashrc, 'a"),
+        STARTUP,
+    )

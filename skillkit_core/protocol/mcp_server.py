@@ -49,11 +49,10 @@ async def serve_stdio(
     definition: SkillDefinition | ReferenceDefinition, handshake: Handshake
 ) -> None:
     """Serve one client on stdin/stdout until it disconnects."""
-    from mcp.server.stdio import stdio_server
+    from skillkit_core.protocol.mcp_stdio import serve_stdio_connection
 
     server = build_server(SkillTools(definition, handshake))
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await serve_stdio_connection(server, server.create_initialization_options())
 
 
 def serve(definition: SkillDefinition | ReferenceDefinition, handshake: Handshake) -> None:

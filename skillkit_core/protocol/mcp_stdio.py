@@ -1,0 +1,190 @@
+"""One MCP connection on stdio, through the official SDK's transport, made to answer
+every line and to end quietly.
+
+Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves undone:
+
+- A line that is not a JSON-RPC message reaches the server as an exception, which it
+  logs and drops: the client waits forever for an answer. Here every such line is
+  answered with a JSON-RPC error (JSON-RPC 2.0, section 5.1): ``-32700`` (parse error) for
+  a line that is not JSON, or that nests deeper than the SDK's parser goes (about 250
+  levels), and ``-32600`` (invalid request) for JSON that is not a JSON-RPC message. The
+  answer carries the request's ``id`` when one can be read from the line (a top-level
+  ``"id"`` member, found by a linear scan that does not build the value), so a client
+  waiting on that request gets its error; otherwise ``id`` is null. Blank lines are not
+  messages and get no answer.
+- A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
+  connection, not an error to print.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+# A JSON string, or one bracket; what lies between is numbers, literals, commas, colons.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+_OPENING = frozenset("{[")
+_CLOSING = frozenset("}]")
+_MEMBER_VALUE = re.compile(r"\s*:\s*")
+_DECODER = json.JSONDecoder()
+# How much of a refused line an error message quotes.
+_QUOTE = 60
+
+
+async def serve_stdio_connection(server: Any, initialization_options: Any) -> None:
+    """Serve ``server`` (an SDK low-level ``Server``) on stdin/stdout until the client
+    disconnects, answering lines that are not JSON-RPC messages (see the module)."""
+    from mcp.server.stdio import stdio_server
+
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            answering = AnsweringReadStream(read_stream, write_stream)
+            await server.run(answering, write_stream, initialization_options)
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client closed its end of stdout: the connection is over
+
+
+class AnsweringReadStream:
+    """The transport's read stream with its exceptions answered instead of passed on.
+
+    Each exception item (a line the transport could not read as a JSON-RPC message) is
+    turned into a JSON-RPC error on ``write_stream``; messages pass through unchanged.
+    Everything else (``last_context``, closing) is the inner stream's.
+    """
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write_stream = write_stream
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            reply = error_for(item)
+            if reply is None:
+                continue
+            # A writer that is gone means the connection is ending anyway.
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await self._write_stream.send(SessionMessage(reply))
+
+    def __aiter__(self) -> AnsweringReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> AnsweringReadStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def error_for(problem: Exception) -> types.JSONRPCError | None:
+    """The JSON-RPC error answering a line the transport refused with ``problem``; ``None``
+    for a blank line."""
+    errors = _validation_errors(problem)
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        line = first.get("input")
+        text = line if isinstance(line, str) else ""
+        if not text.strip():
+            return None
+        reason = str(first.get("msg", "invalid JSON"))
+        if "recursion limit" in reason:
+            reason = f"the message is nested too deeply to read ({reason})"
+        return _error(
+            types.PARSE_ERROR,
+            f"Parse error: {reason}; each line must be one JSON-RPC message, got {_quoted(text)}",
+            request_id_in_text(text),
+        )
+    if errors:
+        value = first.get("input")
+        return _error(
+            types.INVALID_REQUEST,
+            "Invalid request: not a JSON-RPC 2.0 request, notification or response "
+            f"({_problems(errors)})",
+            _request_id(value.get("id")) if isinstance(value, dict) else None,
+        )
+    return _error(types.PARSE_ERROR, f"Parse error: {type(problem).__name__}: {problem}", None)
+
+
+def request_id_in_text(text: str) -> int | str | None:
+    """The ``id`` member of the JSON object ``text``, read without parsing the rest (which
+    may be malformed or nested too deeply to parse); ``None`` when there is none."""
+    if not text.lstrip().startswith("{"):
+        return None
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in _OPENING:
+            depth += 1
+        elif token in _CLOSING:
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif depth == 1 and token == '"id"':
+            colon = _MEMBER_VALUE.match(text, match.end())
+            if colon is None:
+                continue  # a string value "id", not the key
+            try:
+                value, _ = _DECODER.raw_decode(text, colon.end())
+            except ValueError:
+                return None
+            return _request_id(value)
+    return None
+
+
+def _request_id(value: Any) -> int | str | None:
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
+
+
+def _validation_errors(problem: Exception) -> list[dict[str, Any]]:
+    errors = getattr(problem, "errors", None)
+    if not callable(errors):
+        return []
+    try:
+        found = errors()
+    except (TypeError, ValueError):
+        return []
+    return [error for error in found if isinstance(error, dict)] if isinstance(found, list) else []
+
+
+def _problems(errors: list[dict[str, Any]]) -> str:
+    """The union's complaints, once each: ``'method': Field required; …``."""
+    seen: list[str] = []
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc", ())[1:])
+        text = f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
+        if text not in seen:
+            seen.append(text)
+    return "; ".join(seen[:4]) + (f"; and {len(seen) - 4} more" if len(seen) > 4 else "")
+
+
+def _quoted(text: str) -> str:
+    text = text.strip()
+    return json.dumps(text if len(text) <= _QUOTE else text[:_QUOTE] + "…")
+
+
+def _error(code: int, message: str, request_id: int | str | None) -> types.JSONRPCError:
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+    )

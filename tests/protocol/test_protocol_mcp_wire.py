@@ -1,0 +1,107 @@
+"""``scripts/run mcp`` on the wire: every line a client writes gets an answer, well-formed
+or not (raw JSON-RPC lines, no MCP library between the test and the server)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.protocol.mcp_stdio import request_id_in_text
+from tests.protocol.raw_jsonrpc import RawServer, nested_request
+from tests.protocol.support import DEPLOY_CHECK, ROOT
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RawServer]:
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, "mcp"]
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as raw:
+        raw.initialize()
+        yield raw
+
+
+def assert_still_serving(server: RawServer, request_id: int) -> None:
+    answer = server.request(request_id, "tools/list")
+    assert {tool["name"] for tool in answer["result"]["tools"]} == {"start", "advance"}
+
+
+def test_a_line_that_is_not_json_gets_a_parse_error(server: RawServer) -> None:
+    server.send_line("hello, this is not JSON")
+    answer = server.receive()
+    assert answer["jsonrpc"] == "2.0" and answer["id"] is None, answer
+    assert answer["error"]["code"] == PARSE_ERROR
+    assert "hello, this is not JSON" in answer["error"]["message"]
+    assert_still_serving(server, 1)
+
+
+def test_a_broken_request_is_answered_with_its_own_id(server: RawServer) -> None:
+    server.send_line('{"jsonrpc":"2.0","id":41,"method":"tools/list",')
+    answer = server.answer_to(41)
+    assert answer["error"]["code"] == PARSE_ERROR, answer
+    assert_still_serving(server, 2)
+
+
+def test_a_request_nested_100000_deep_gets_an_error_not_silence(server: RawServer) -> None:
+    server.send_line(nested_request(7, 100_000))
+    answer = server.answer_to(7)
+    assert answer["error"]["code"] == PARSE_ERROR, answer
+    assert "nested too deeply" in answer["error"]["message"]
+    assert_still_serving(server, 3)
+
+
+def test_json_that_is_not_a_jsonrpc_message_is_an_invalid_request(server: RawServer) -> None:
+    server.send_line('{"jsonrpc":"2.0","id":5}')
+    answer = server.answer_to(5)
+    assert answer["error"]["code"] == INVALID_REQUEST, answer
+    assert "method" in answer["error"]["message"]
+    server.send_line("[1, 2]")
+    answer = server.receive()
+    assert (answer["id"], answer["error"]["code"]) == (None, INVALID_REQUEST), answer
+    assert_still_serving(server, 4)
+
+
+def test_blank_lines_are_not_messages(server: RawServer) -> None:
+    server.send_line("")
+    server.send_line("   ")
+    assert_still_serving(server, 5)  # the first line back is this answer, not an error
+
+
+def test_a_whole_run_still_works_after_junk(server: RawServer) -> None:
+    for junk in ("}{", "\x00\x01", '"just a string"', nested_request(8, 3000)):
+        server.send_line(junk)
+    answers = [server.receive() for _ in range(4)]
+    assert [a["error"]["code"] for a in answers] == [
+        PARSE_ERROR,
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        PARSE_ERROR,
+    ]
+    started = server.request(9, "tools/call", {"name": "start", "arguments": {}})
+    payload = json.loads(started["result"]["content"][0]["text"])
+    assert (payload["status"], payload["step"]) == ("prompt", "choose")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"jsonrpc":"2.0","id":3,"method":"x"', 3),
+        ('{"id" : "abc", "params": [[[[', "abc"),
+        ('{"method":"id","params":{"id":4},"id":12', 12),
+        ('{"params":{"id":4}}', None),
+        ('{"id":true}', None),
+        ('{"id":null,"x":1', None),
+        ('["id", 3]', None),
+        ("not json", None),
+        ('{"a":"\\"id\\"","id":6', 6),
+    ],
+)
+def test_the_request_id_is_read_from_an_unparsable_line(text: str, expected: object) -> None:
+    assert request_id_in_text(text) == expected

@@ -81,6 +81,12 @@ stage("option", function()
     error("no")
   end)
   seen.forms = forms
+  -- The project's own .venv runs the server only when the project is trusted.
+  config.options.python = nil
+  config.options.trusted = false
+  seen.untrusted_cmd = config.cmd(root)
+  config.options.trusted = true
+  seen.trusted_cmd = config.cmd(root)
 end)
 
 save()

@@ -131,7 +131,7 @@ def test_host_command_completes_and_switches(session) -> None:
 
 def test_checkhealth_reports_the_server(session) -> None:
     health = session["health"]
-    assert f"server command: {sys.executable} -m skill_lsp" in health
+    assert f"server command: {sys.executable} -P -m skill_lsp" in health
     assert "skillkit 0." in health
     assert "the language server imports and can start" in health
 
@@ -159,6 +159,10 @@ def untrusted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (folder / "pyproject.toml").write_text('[project]\nname = "marking"\n')
     skill_file = folder / "marking_skill.py"
     skill_file.write_text(MARKING)
+    venv_python = folder / ".venv" / "bin" / "python"  # the project's own program
+    venv_python.parent.mkdir(parents=True)
+    venv_python.write_text('#!/bin/sh\ntouch "$0.ran"\n')
+    venv_python.chmod(0o755)
     out = folder.parent / "seen.json"
     env = {
         **os.environ,
@@ -208,3 +212,10 @@ def test_the_trusted_option_takes_a_boolean_folders_or_a_function(untrusted) -> 
         "function": True,
         "failing function": False,
     }
+
+
+def test_an_untrusted_projects_own_python_never_starts_the_server(untrusted) -> None:
+    venv_python = str(untrusted["folder"] / ".venv" / "bin" / "python")
+    assert untrusted["untrusted_cmd"] == ["python3", "-P", "-m", "skill_lsp"]
+    assert untrusted["trusted_cmd"] == [venv_python, "-P", "-m", "skill_lsp"]
+    assert not Path(venv_python + ".ran").exists()

@@ -83,12 +83,16 @@ async function activeInterpreter(resource?: vscode.Uri): Promise<string | undefi
 async function serverCommand(): Promise<ServerCommand> {
   const config = vscode.workspace.getConfiguration(SECTION);
   const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const untrusted = vscode.workspace.isTrusted
+    ? []
+    : (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
   return chooseServerCommand(
     {
       interpreter: config.get<string>("interpreter", ""),
       serverPath: config.get<string>("server.path", ""),
     },
     await activeInterpreter(resource),
+    untrusted,
   );
 }
 

@@ -2,9 +2,9 @@
 local M = {}
 
 M.defaults = {
-  -- Command that starts the server; nil means { python, "-m", "skill_lsp" }.
+  -- Command that starts the server; nil means { python, "-P", "-m", "skill_lsp" }.
   cmd = nil,
-  -- Python used when cmd is nil (a project .venv is preferred when present).
+  -- Python used when cmd is nil (a trusted project's .venv is preferred when present).
   python = nil,
   host = "claude-code",
   tools = {},
@@ -39,12 +39,13 @@ function M.merge(opts)
   return M.options
 end
 
---- The Python that runs the server: option, then a project .venv, then python3.
+--- The Python that runs the server: option, then a project .venv (in a trusted project
+--- only: an untrusted project's .venv is its own program), then python3.
 function M.python(root)
   if M.options.python then
     return M.options.python
   end
-  if root then
+  if root and M.trusted(root) then
     local venv = vim.fs.joinpath(root, ".venv", "bin", "python")
     if vim.fn.executable(venv) == 1 then
       return venv
@@ -53,8 +54,10 @@ function M.python(root)
   return "python3"
 end
 
+-- -P: the server starts in the project, whose modules must not shadow its own
+-- (a project's skill_lsp/ or pygls/ folder would otherwise be imported first).
 function M.cmd(root)
-  return M.options.cmd or { M.python(root), "-m", "skill_lsp" }
+  return M.options.cmd or { M.python(root), "-P", "-m", "skill_lsp" }
 end
 
 --- Settings as the server reads them (workspace/configuration section "skillkit").

@@ -40,14 +40,14 @@ function M.check()
   if code == 0 then
     vim.health.ok("Python: " .. out .. " (" .. python .. ")")
   end
-  code, out = run({ python, "-c", "import importlib.metadata as m; print(m.version('pyskillkit'))" })
+  code, out = run({ python, "-P", "-c", "import importlib.metadata as m; print(m.version('pyskillkit'))" })
   if code ~= 0 then
     vim.health.error("skillkit is not installed in " .. python,
       { python .. " -m pip install pyskillkit" })
     return
   end
   vim.health.ok("skillkit " .. out)
-  code, out = run({ python, "-c", "import skill_lsp.server" })
+  code, out = run({ python, "-P", "-c", "import skill_lsp.server" })
   if code == 0 then
     vim.health.ok("the language server imports and can start")
   else

@@ -246,7 +246,8 @@ async def run_build(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
     entry = f"{path}:{skill}" if skill else path
     name = _skill_name(ls, options.get("uri"), skill) or str(skill or Path(path).stem)
     output = options.get("output") or str(Path(path).parent / "dist" / _safe(name))
-    command = [sys.executable, "-m", "skillkit_core", "build", entry, "-o", str(output)]
+    # -P: started in the workspace, whose modules must not stand in for skillkit's own.
+    command = [sys.executable, "-P", "-m", "skillkit_core", "build", entry, "-o", str(output)]
     for flag in ("mode", "protocol", "targets", "python"):
         if options.get(flag):
             command += [f"--{flag}", str(options[flag])]
@@ -349,7 +350,8 @@ async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
             "checking Python skills runs their code, which is off here (untrusted workspace "
             "or skillkit.executeCode is false)"
         )
-    command = [sys.executable, "-m", "skillkit_core", "check", *targets, "--format", "json"]
+    # -P: started in the workspace, whose modules must not stand in for skillkit's own.
+    command = [sys.executable, "-P", "-m", "skillkit_core", "check", *targets, "--format", "json"]
     for flag, values in (
         ("--select", ls.settings.lint_select),
         ("--ignore", ls.settings.lint_ignore),

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.support import codes, open_file, span_text, wait_for_codes
+from tests.lsp.support import codes, open_file, span_text, uri_of, wait_for_codes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -54,3 +54,26 @@ async def test_an_unguarded_cycle_is_reported_by_the_syntax_layer(client: Langua
     (edit,) = cycle.data["fix"]["edits"]  # the quick fix works without the worker too
     assert edit["newText"] == ', max_visits=10, on_max_visits="end"'
     assert not any("analysis worker started" in m.message for m in client.log_messages)
+
+
+async def test_checking_a_skill_md_runs_nothing_of_the_workspace(client: LanguageClient) -> None:
+    # A folder named like skillkit's own package: `python -m skillkit_core` started in the
+    # workspace would run it instead of skillkit.
+    shadow = client.root / "skillkit_core"
+    shadow.mkdir(exist_ok=True)
+    (shadow / "__init__.py").write_text("")
+    mark = client.root / "SHADOW_RAN"
+    (shadow / "__main__.py").write_text(f"open({str(mark)!r}, 'w').write('ran')\n")
+    try:
+        report = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="skillkit.check",
+                arguments=[{"uri": uri_of(client.root / "notes-skill" / "SKILL.md")}],
+            )
+        )
+        assert "summary" in report
+        assert not mark.exists()
+    finally:
+        for name in ("__init__.py", "__main__.py"):
+            (shadow / name).unlink()
+        shadow.rmdir()

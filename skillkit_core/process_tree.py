@@ -97,12 +97,28 @@ def _children_map() -> dict[int, list[int]]:
     return found if found is not None else _ps_children_map()
 
 
+def _childless(pid: int) -> bool:
+    """True when ``pid`` surely has no child (read cheaply from ``/proc/PID/task/*/
+    children`` where the kernel offers it); False when it has one or nobody can tell."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as stream:
+                if stream.read().strip():
+                    return False
+    except OSError:
+        return False
+    return bool(tasks)
+
+
 def descendants(pid: int) -> list[int]:
     """Every live descendant of ``pid`` (not ``pid`` itself), parents before children.
 
     Found through parent links, so children that moved to their own session or process
     group are included; zombies are not (they run nothing).
     """
+    if _childless(pid):
+        return []
     return _walk(_children_map(), [pid])
 
 
@@ -152,10 +168,12 @@ def kill_tree(pid: int, *, include_root: bool = True) -> list[int]:
     it. Returns the pids that were signalled.
     Never raises for processes that are already gone.
     """
+    group = _own_group(pid)
+    if not include_root and group is None and _childless(pid):
+        return []  # the common case after an analysis: nothing was started
     frozen: list[int] = []
     if include_root and pid != os.getpid() and _signal(pid, signal.SIGSTOP):
         frozen.append(pid)
-    group = _own_group(pid)
     seen = set(frozen) | {pid, os.getpid()}
     for _ in range(_FREEZE_ROUNDS):
         children = _children_map()

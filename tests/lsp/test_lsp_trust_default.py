@@ -17,6 +17,7 @@ from tests.lsp.support import (
     accept_registrations,
     fresh_workspace,
     open_file,
+    position,
     uri_of,
     wait_for_codes,
 )
@@ -45,6 +46,7 @@ async def client(lsp_client: LanguageClient):
     folder.mkdir()
     (folder / "marking_skill.py").write_text(MARKING, encoding="utf-8")
     lsp_client.root = root  # type: ignore[attr-defined]
+    lsp_client.encoding = "utf-8"  # type: ignore[attr-defined]
     accept_registrations(lsp_client)
     await lsp_client.initialize_session(
         types.InitializeParams(
@@ -78,3 +80,29 @@ async def test_an_opened_file_gets_the_syntax_layer_and_is_not_imported(
     await asyncio.sleep(1.0)
     assert not path.with_name("IMPORTED").exists()
     assert not any("analysis worker started" in m.message for m in client.log_messages)
+
+
+async def test_the_syntax_layer_answers_in_full(client: LanguageClient) -> None:
+    path: Path = client.root / "marking" / "marking_skill.py"
+    uri = open_file(client, path)
+    await wait_for_codes(client, uri, {"unknown-step"})
+    doc = types.TextDocumentIdentifier(uri=uri)
+    at_b = position(MARKING, '.step("b"', client.encoding, shift=7)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc, position=at_b)
+    )
+    assert found and found[0].range.start.line == MARKING[: MARKING.index('"b"')].count("\n")
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc)
+    )
+    names = [s.name for s in symbols] + [c.name for s in symbols for c in s.children or ()]
+    assert {"a", "b"} <= set(names)
+    at_next = position(MARKING, 'next="nowhere"', client.encoding, shift=6)
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(text_document=doc, position=at_next)
+    )
+    items = completion.items if isinstance(completion, types.CompletionList) else completion
+    assert {"a", "b"} <= {item.label for item in items or ()}
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))
+    assert lenses
+    assert not path.with_name("IMPORTED").exists()

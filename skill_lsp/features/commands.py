@@ -286,6 +286,7 @@ async def _run(command: list[str], ls: Any, progress: _Progress | None) -> tuple
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
         env={**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"},
+        start_new_session=True,
     )
     lines: list[str] = []
 
@@ -305,7 +306,10 @@ async def _run(command: list[str], ls: Any, progress: _Progress | None) -> tuple
             BUILD_TIMEOUT,
         )
     except TimeoutError:
-        process.kill()
+        # The whole tree: skillkit runs the skill's code in children of its own.
+        from skillkit_core.process_tree import kill_tree
+
+        await asyncio.get_running_loop().run_in_executor(None, kill_tree, process.pid)
         await process.wait()
         return 124, "\n".join(lines), f"timed out after {BUILD_TIMEOUT:g} s"
     return process.returncode or 0, "\n".join(lines), "\n".join(errors)

@@ -8,7 +8,10 @@ files, well-known token formats); they are a tripwire, not an audit.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
+from itertools import pairwise
 
 Finding = tuple[int, int, int, str]
 
@@ -102,8 +105,89 @@ def find_risks(text: str) -> list[Finding]:
 
 
 def find_secrets(text: str) -> list[Finding]:
-    """Secret literals in ``text`` as ``(line, start, end, message)``."""
-    return _find(_SECRETS, _SECRET_NEEDLES, text, _SECRET_TEMPLATE)
+    """Secret literals in ``text`` as ``(line, start, end, message)``; documented
+    placeholders (see :func:`is_placeholder`) are left out."""
+    return _find(_SECRETS, _SECRET_NEEDLES, text, _SECRET_TEMPLATE, keep=_not_placeholder)
+
+
+# The fixed prefix of each token format: what follows it is the value judged.
+_TOKEN_PREFIX = (
+    r"^(?:AKIA|gh[pousr]_|github_pat_|sk-ant-(?:[a-z]+\d*-)?|sk-(?:proj-)?|xox[abprs]-|AIza"
+    r"|[rs]k_live_)"
+)
+# Words a placeholder value spells out (at least five letters: a random key of 40
+# characters holds one by chance about once in a hundred million).
+_PLACEHOLDER_WORDS = r"(?i)example|sample|dummy|placeholder|redacted|changeme|notreal"
+# Words that label a value near it as an example ("example.com" does not count).
+_EXAMPLE_LABEL = (
+    r"(?i)(?<![\w./@-])(?:examples?|sample|placeholder|dummy|fake|mock|redacted|e\.g\."
+    r"|for instance|illustrative|not a real)(?![\w-]|\.\w)"
+)
+# How far around a match its label is looked for, on its line and on the line before.
+_LABEL_REACH = 120
+
+
+def is_placeholder(text: str, start: int, end: int) -> bool:
+    """Whether the secret-looking match ``text[start:end]`` is a documented placeholder
+    rather than a credential: a value spelling out a placeholder word
+    (``AKIAIOSFODNN7EXAMPLE``, AWS's documentation key), a run of ``X``
+    (``AIzaXXXX…``), a value too regular to be random (``aaaa…``, ``abcdef…``,
+    ``1234…``), a private key whose body is elided, or a value labelled as an example on
+    its line or in the 120 characters before that line (``Example:`` above a code
+    block). Looks at a bounded window only, whatever the text's length."""
+    token = text[start:end]
+    if token.startswith("-----BEGIN"):
+        if _elided_key_body(text, end):
+            return True
+    else:
+        value = re.sub(_TOKEN_PREFIX, "", token)
+        if _regular(value) or re.search(_PLACEHOLDER_WORDS, value):
+            return True
+    line_start = text.rfind("\n", max(0, start - _LABEL_REACH), start) + 1
+    if line_start == 0 and start > _LABEL_REACH:
+        line_start = start - _LABEL_REACH
+    before = max(0, line_start - 1 - _LABEL_REACH)
+    line_end = text.find("\n", end, end + _LABEL_REACH)
+    window = text[before : line_end if line_end >= 0 else min(len(text), end + _LABEL_REACH)]
+    window = window.replace(token, " ")
+    return re.search(_EXAMPLE_LABEL, window) is not None
+
+
+def _regular(value: str) -> bool:
+    """A value no random generator would give: a run of four ``X``, an ascending run of
+    six characters, or far fewer distinct characters than a random value of its length
+    (Shannon entropy under 0.55 of log2 of its length; the least of 200,000 random
+    16-character AWS key ids was 0.65 of it)."""
+    if not value:
+        return True
+    if "XXXX" in value.upper():
+        return True
+    run = 1
+    for previous, current in pairwise(value):
+        run = run + 1 if ord(current) == ord(previous) + 1 else 1
+        if run >= 6:
+            return True
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    entropy = -sum(n / size * math.log2(n / size) for n in counts.values())
+    return size > 1 and entropy < 0.55 * math.log2(size)
+
+
+def _elided_key_body(text: str, end: int) -> bool:
+    """A private-key header followed by no key: ``...``, ``…``, a ``<placeholder>``, a
+    run of ``X`` or the ``-----END`` line straight away."""
+    following = text[end : end + 200].lstrip("\r\n").split("\n", 1)[0].strip()
+    return (
+        not following
+        or following.startswith(("...", "…", "<", "-----END"))
+        or "XXXX" in following.upper()
+    )
+
+
+def _not_placeholder(text: str, start: int, end: int) -> bool:
+    return not is_placeholder(text, start, end)
 
 
 def _find(
@@ -111,12 +195,14 @@ def _find(
     needles: tuple[tuple[str, ...], ...],
     text: str,
     template: str,
+    keep: Callable[[str, int, int], bool] | None = None,
 ) -> list[Finding]:
     """Each pattern whose needle occurs, over the whole text; each match placed on its
     line, its end clipped to that line. Patterns are compiled on first use (``re`` keeps
     them): most files contain no needle, and compiling them all costs more than a check
     of a dozen clean folders. Linear in the text: lines are counted forward from the
-    previous match, not from the start for each."""
+    previous match, not from the start for each. ``keep``, when given, is asked of each
+    match (the text, its start and end) and drops those it answers false for."""
     found: list[Finding] = []
     for (pattern, message), words in zip(patterns, needles, strict=True):
         if not any(map(text.__contains__, words)):
@@ -129,6 +215,8 @@ def _find(
             spans = ((match.start(), match.end()) for match in re.finditer(pattern, text))
         lines = _Lines(text)
         for start, end in spans:
+            if keep is not None and not keep(text, start, end):
+                continue
             line, line_start, line_end = lines.at(start)
             found.append(
                 (

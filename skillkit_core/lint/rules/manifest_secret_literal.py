@@ -1,4 +1,5 @@
-"""secret-literal: no API keys, tokens or private keys in SKILL.md or bundled files."""
+"""secret-literal: no API keys, tokens or private keys in SKILL.md or bundled files
+(documented placeholders excepted: see :func:`~skillkit_core.manifest.security.is_placeholder`)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,11 @@ RULE = Rule(
     summary="SKILL.md or a bundled file contains what looks like a credential.",
     rationale=(
         "Skills are shared, uploaded and committed; a key inside one is a leaked key. Read "
-        "credentials from the environment instead."
+        "credentials from the environment instead. Documented placeholders are not "
+        "reported: a value that spells out EXAMPLE or a similar word (AWS's "
+        "AKIAIOSFODNN7EXAMPLE), a run of X (AIzaXXXX...), a value too regular to be random "
+        "(aaaa..., 123456...), an elided private key (...), or a value labelled as an "
+        "example on its line or just above it."
     ),
     bad='API_KEY = "sk-ant-api03-..."',
     good='API_KEY = os.environ["ANTHROPIC_API_KEY"]',

@@ -498,7 +498,7 @@ CASES = [
         "secret-literal",
         False,
         {
-            "SKILL.md": body("Use key AKIAIOSFODNN7EXAMPLE for the bucket.\n"),
+            "SKILL.md": body("Use key AKIAQ3MZ7T4XH2PLW9RC for the bucket.\n"),
             "scripts/key.pem": "-----BEGIN RSA PRIVATE KEY-----\nabc\n",
         },
         [("secret-literal", "error", 5, "SKILL.md"), ("secret-literal", "error", 1, "key.pem")],
@@ -507,6 +507,26 @@ CASES = [
         "secret-literal",
         True,
         {"SKILL.md": body("Read the key from the AWS_ACCESS_KEY_ID environment variable.\n")},
+        [],
+    ),
+    Case(
+        "secret-literal",
+        True,
+        {
+            # Documented placeholders: AWS's own example key, X runs, a regular value,
+            # a value labelled as an example, an elided private key.
+            "SKILL.md": body(
+                "```yaml\nAWS_SECRET_KEY: AKIAIOSFODNN7EXAMPLE\n"
+                "GOOGLE_API_KEY: AIzaXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\n"
+                "GITHUB_TOKEN: ghp_1234567890abcdefghijklmnopqrstuvwxyz\n```\n"
+            ),
+            "references/setup.md": (
+                "Example:\n\n    export OPENAI_API_KEY=sk-Zq8rT2mW9xK4vL7nB3cY6pJ1sD5fH0gA\n"
+            ),
+            "assets/key.pem": (
+                "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n"
+            ),
+        },
         [],
     ),
 ]

@@ -43,8 +43,12 @@ def test_open_of_a_start_up_file_for_reading_is_no_risk() -> None:
     assert find_risks("with open('~/.bashrc') as f:\n    mode = 'a'") == []
 
 
+# A key that looks random, as a real one does (placeholders are not reported).
+KEY = "AKIAQ3MZ7T4XH2PLW9RC"
+
+
 def test_secrets_are_placed_on_their_line() -> None:
-    key = "AKIA" + "A" * 16
+    key = KEY
     found = find_secrets(f"one\ntwo {key} and {key}\n")
     assert [(line, start, end) for line, start, end, _ in found] == [(1, 4, 24), (1, 29, 49)]
 
@@ -62,11 +66,56 @@ def test_a_line_of_opens_and_start_up_names_without_a_mode() -> None:
 
 
 def test_a_line_of_secrets_is_counted_once() -> None:
-    key = "AKIA" + "B" * 16 + " "
+    key = KEY + " "
     with watchdog():
         found = find_secrets("x\n" + key * 150_000)
     assert len(found) == 150_000
     assert found[-1][:3] == (1, 149_999 * 21, 149_999 * 21 + 20)
+
+
+def test_documented_placeholders_are_not_secrets() -> None:
+    placeholders = [
+        "AWS_SECRET_KEY: AKIAIOSFODNN7EXAMPLE",  # AWS's documentation key
+        "key=AIzaXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",  # a run of X
+        "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "token ghp_1234567890abcdefghijklmnopqrstuvwxyz",  # an ascending run
+        "ANTHROPIC_API_KEY=sk-ant-api03-aaaaaaaaaaaaaaaaaaaaaaaa",  # low entropy
+        "OPENAI_API_KEY=sk-abababababababababababababababababab",
+        "SLACK=xoxb-your-placeholder-token-here",  # a placeholder word
+        "key = AKIAQ3MZ7T4XH2PLW9RC  # example value",  # labelled on its line
+        "For example:\n\n```\nAKIAQ3MZ7T4XH2PLW9RC\n```",  # labelled just above
+        "e.g. sk_live_Zq8rT2mW9xK4vL7nB3cY6pJ1",
+        "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n<your key>\n",
+    ]
+    for text in placeholders:
+        assert find_secrets(text) == [], text
+
+
+def test_real_looking_keys_stay_secrets() -> None:
+    real = [
+        "AWS_ACCESS_KEY_ID=AKIAQ3MZ7T4XH2PLW9RC",
+        "key=AIzaSyD4m9Qk2Lr7Tz1Wb8Nc5Vx3Hj6Pf0Ge2Ua",
+        "GITHUB_TOKEN=ghp_Zq8rT2mW9xK4vL7nB3cY6pJ1sD5fH0gA2eU8",
+        "sk-ant-api03-Zq8rT2mW9xK4vL7nB3cY6pJ1sD5fH0gA",
+        # An address of example.com is no label; neither is a label far above.
+        'curl https://api.example.com -H "Authorization: token '
+        'ghp_Zq8rT2mW9xK4vL7nB3cY6pJ1sD5fH0gA2eU8"',
+        "# Example\n" + "x = 1\n" * 40 + "KEY=AKIAQ3MZ7T4XH2PLW9RC",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAzq8rT2mW9xK4vL7nB3cY\n",
+    ]
+    for text in real:
+        assert len(find_secrets(text)) == 1, text
+
+
+def test_a_line_of_labelled_keys_is_judged_in_bounded_windows() -> None:
+    unit = KEY + " "
+    with watchdog():
+        found = find_secrets("example " + unit * 100_000)
+    # Keys near the label are labelled by it; all the others (from 250 characters on)
+    # are reported.
+    far = [start for start in range(8, 8 + 100_000 * len(unit), len(unit)) if start > 250]
+    assert [start for _, start, _, _ in found] == far
 
 
 class _CountingText(str):

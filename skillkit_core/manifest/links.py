@@ -8,6 +8,8 @@ from urllib.parse import unquote
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ROOT_PREFIX = re.compile(r"^(?:\{baseDir\}|\$\{?CLAUDE_SKILL_DIR\}?)/")
 _QUERY_OR_FRAGMENT = re.compile(r"[#?]")
+# A slash command of a plugin's skill (``/plugin:skill``): a command, not a path.
+_SLASH_COMMAND = re.compile(r"/[A-Za-z0-9][\w.\-]*:[\w.\-:]+")
 
 
 class LocalTarget(NamedTuple):
@@ -23,7 +25,8 @@ class LocalTarget(NamedTuple):
 
 
 def local_target(target: str) -> LocalTarget | None:
-    """The file a link target points at, or ``None`` for URLs, anchors and placeholders.
+    """The file a link target points at, or ``None`` for URLs, anchors, placeholders and
+    slash commands (``/plugin:skill``).
 
     Several rules ask for each link's target: answers for targets of ordinary length are
     kept (they are values; a long one is not worth keeping alive)."""
@@ -47,6 +50,8 @@ def _local_target(target: str) -> LocalTarget | None:
     if not path:
         return None
     if path.startswith(("/", "\\", "~")):
+        if _SLASH_COMMAND.fullmatch(path):
+            return None
         return LocalTarget(path, absolute=True)
     return LocalTarget(path, from_root=from_root)
 

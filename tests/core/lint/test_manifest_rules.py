@@ -261,6 +261,28 @@ CASES = [
         [],
     ),
     Case(
+        "link-outside-skill",
+        False,
+        # A sibling skill's file is outside; a plugin skill's slash command is no path.
+        {
+            "SKILL.md": body(
+                "Run [functions](/uipath:uipath-functions), then see "
+                "[the sibling](../sibling-skill/references/notes.md).\n"
+            )
+        },
+        [("link-outside-skill", "warning", 5, "SKILL.md")],
+    ),
+    Case(
+        "link-outside-skill",
+        True,
+        {
+            "SKILL.md": body(
+                "Then run [functions](/uipath:uipath-functions) or [/pr:review](/pr:review).\n"
+            )
+        },
+        [],
+    ),
+    Case(
         "missing-file-reference",
         False,
         {"SKILL.md": body("Run `python scripts/extract.py` on the file.\n")},

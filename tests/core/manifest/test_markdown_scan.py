@@ -57,6 +57,9 @@ def test_local_targets() -> None:
     assert local_target("mailto:a@b.c") is None
     assert local_target("references/a%20b.md#part").path == "references/a b.md"
     assert local_target("/etc/passwd").absolute
+    assert local_target("/uipath:uipath-functions") is None  # a plugin skill's command
+    assert local_target("/pr:review") is None
+    assert local_target("/tmp/a:b").absolute  # a path with a colon is still a path
     assert local_target("C:\\x\\y.md").absolute
     assert local_target("{baseDir}/scripts/x.py").from_root
 

@@ -18,12 +18,15 @@ connection's :class:`RuntimeSession`. The registry is discovered once, at start.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
+import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
@@ -44,6 +47,12 @@ SERVER_NAME = "skillkit-skills"
 ACTIVE_URI = "skills://active"
 ACTIVE_PROMPT = "active_skills"
 Context = ServerRequestContext[RuntimeSession]
+# How long a cancelled script run may take to clean up, and the server to see its
+# processes reaped, when the client cancels a call or disconnects.
+_CLEANUP_SECONDS = 10.0
+# Event loop turns after the last script process was reaped: its exit callback, the end
+# of its two pipes, and the transport's close, each a turn.
+_SETTLE_TURNS = 5
 
 
 def skill_md_uri(name: str) -> str:
@@ -83,7 +92,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     ) -> types.CallToolResult:
         session = ctx.lifespan_context
         try:
-            outcome = await call_tool(session, config, params.name, params.arguments)
+            outcome = await _to_the_end(call_tool(session, config, params.name, params.arguments))
         except SkillkitError as error:
             return _error_result(error)
         if outcome.changed_active:
@@ -174,8 +183,14 @@ def initialization_options(server: Server[RuntimeSession]) -> Any:
 
 
 async def serve_stdio(config: RuntimeConfig) -> None:
-    """Discover the skills, report warnings on stderr, and serve one stdio connection."""
-    from mcp.server.stdio import stdio_server
+    """Discover the skills, report warnings on stderr, and serve one stdio connection.
+
+    The connection ends when the client disconnects, even in the middle of a script run:
+    the SDK cancels the calls in flight, each cancelled run kills its script (see
+    :func:`_to_the_end`), and the server returns once no script process is left (see
+    :func:`_no_script_left`), without a word on stderr.
+    """
+    from skillkit_core.protocol.mcp_stdio import serve_stdio_connection
 
     registry = discover_skills(config.roots, max_depth=config.max_depth)
     for warning in registry.warnings:
@@ -190,8 +205,10 @@ async def serve_stdio(config: RuntimeConfig) -> None:
         f"skillkit serve: {len(registry)} skill(s) from {len(config.roots)} root(s)",
         file=sys.stderr,
     )
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, initialization_options(server))
+    try:
+        await serve_stdio_connection(server, initialization_options(server))
+    finally:
+        await _no_script_left()
 
 
 def serve(config: RuntimeConfig) -> None:
@@ -199,6 +216,60 @@ def serve(config: RuntimeConfig) -> None:
     import anyio
 
     anyio.run(serve_stdio, config)
+
+
+async def _to_the_end(call: Coroutine[Any, Any, ToolOutcome]) -> ToolOutcome:
+    """Await a tool call; if the caller is cancelled (the client cancelled the request or
+    went away), cancel the call once and wait for it to clean up before passing the
+    cancellation on.
+
+    The SDK cancels a request handler through an anyio cancel scope, which cancels every
+    ``await`` again until the handler returns, so a script run's own cleanup (killing its
+    process tree, removing its cgroup) would be cut short and run on after the server
+    stopped. Running the call as a task of its own gives it one cancellation, like any
+    asyncio task, and the shielded wait lets it finish (bounded by ``_CLEANUP_SECONDS``).
+    """
+    task = asyncio.ensure_future(call)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.cancel()
+        with anyio.move_on_after(_CLEANUP_SECONDS, shield=True):
+            await asyncio.wait({task})
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a failure while cancelling is not news to anyone
+        raise
+
+
+async def _no_script_left() -> None:
+    """Wait (at most ``_CLEANUP_SECONDS``) until every process a script run started has
+    been reaped, then give the event loop a few turns to close their pipes.
+
+    A script run that was cancelled kills its processes, and asyncio reaps them and closes
+    their transports a moment later, in the event loop. A transport still open when the
+    loop closes prints "Event loop is closed" from its finalizer (and a process reaped
+    after it, "Loop ... that handles pid ... is closed"), so the server lets this finish
+    before its loop ends. The server starts no other child processes.
+    """
+    deadline = anyio.current_time() + _CLEANUP_SECONDS
+    while _has_children() and anyio.current_time() < deadline:
+        await anyio.sleep(0.01)
+    for _ in range(_SETTLE_TURNS):
+        await anyio.sleep(0)
+
+
+def _has_children() -> bool:
+    """Whether this process has a child, running or not yet reaped (none is reaped here)."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # macOS before Python 3.13: zombies are not seen, the rest is
+        from skillkit_core.process_tree import descendants
+
+        return bool(descendants(os.getpid()))
+    try:
+        waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
 
 
 def _tool_result(outcome: ToolOutcome) -> types.CallToolResult:

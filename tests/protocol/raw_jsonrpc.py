@@ -84,7 +84,8 @@ class RawServer:
         return answer
 
     def stderr_text(self) -> str:
-        self._err.flush()
+        if not self._err.closed:
+            self._err.flush()
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
     def close(self, timeout: float = 20.0) -> int:
@@ -92,6 +93,16 @@ class RawServer:
         assert self.process.stdin is not None
         if not self.process.stdin.closed:
             self.process.stdin.close()
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self._finish()
+
+    def hang_up(self, timeout: float = 20.0) -> int:
+        """Close both pipes at once, as a client that dies does, and wait for the exit."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdout.close()
+        self.process.stdin.close()
         try:
             return self.process.wait(timeout)
         finally:

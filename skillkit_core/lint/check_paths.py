@@ -355,7 +355,9 @@ def _plain_report(report: TargetReport) -> tuple:
             d.step,
             d.file,
             None if d.range is None else tuple(d.range),
-            None if d.fix is None else (d.fix.title, [_plain_edit(e) for e in d.fix.edits]),
+            None
+            if d.fix is None
+            else (d.fix.title, [_plain_edit(e) for e in d.fix.edits], d.fix.executable),
         )
         for d in report.diagnostics
     ]
@@ -380,7 +382,7 @@ def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
                 step,
                 file,
                 None if where is None else SourceRange(*where),
-                None if fix is None else Fix(fix[0], tuple(_edit(*e) for e in fix[1])),
+                None if fix is None else Fix(fix[0], tuple(_edit(*e) for e in fix[1]), fix[2]),
             )
             for rule, severity, message, step, file, where, fix in diagnostics
         ],

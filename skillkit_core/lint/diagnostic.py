@@ -36,10 +36,12 @@ class TextEdit(NamedTuple):
 
 
 class Fix(NamedTuple):
-    """A safe, mechanical fix for one diagnostic."""
+    """A safe, mechanical fix for one diagnostic: text edits, and files to make
+    executable (``chmod +x``; an editor that can only edit text applies the edits)."""
 
     title: str
     edits: tuple[TextEdit, ...]
+    executable: tuple[str, ...] = ()
 
 
 class LintDiagnostic(NamedTuple):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,8 +27,10 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
     Edits are grouped per file; identical edits (two diagnostics sharing one fix) are
     applied once; an edit overlapping one already taken is skipped (a later run picks
     it up). Positions are 0-based lines and code-point columns, as the core reports them.
+    Files a fix names as ``executable`` get the executable bit wherever they are readable.
     """
     by_file: dict[str, list[TextEdit]] = {}
+    executable: list[str] = []
     applied = 0
     for diagnostic in diagnostics:
         if diagnostic.fix is None:
@@ -39,9 +42,24 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
             pending = by_file.setdefault(str(file), [])
             if edit not in pending:
                 pending.append(edit)
+        executable += [file for file in diagnostic.fix.executable if file not in executable]
         applied += 1
     changed = [file for file, edits in by_file.items() if _apply_to_file(Path(file), edits)]
+    changed += [file for file in executable if _make_executable(file) and file not in changed]
     return FixResult(applied, tuple(changed))
+
+
+def _make_executable(file: str) -> bool:
+    """``chmod +x`` for whoever may read ``file``; True when its mode changed."""
+    try:
+        mode = os.stat(file).st_mode
+        wanted = mode | ((mode & 0o444) >> 2)
+        if wanted == mode:
+            return False
+        os.chmod(file, wanted)
+    except OSError:
+        return False
+    return True
 
 
 def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:

@@ -234,6 +234,8 @@ def diagnostic_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
                 for edit in diagnostic.fix.edits
             ],
         }
+        if diagnostic.fix.executable:
+            fix["executable"] = list(diagnostic.fix.executable)
     return {
         "rule": diagnostic.rule,
         "severity": diagnostic.severity,

@@ -82,3 +82,82 @@ def compatible(interpreter_kind: str, extension_kind: str) -> bool:
     return interpreter_kind == extension_kind or extension_kind in _ALSO_RUNS.get(
         interpreter_kind, set()
     )
+
+
+# Programs that run a script named after them (``python x.py``, ``uv run x.py``,
+# ``node server.cjs``): a script started that way needs no ``#!`` line.
+_RUNNERS = (
+    r"python[\d.]*|py|pypy[\d.]*|uv\s+run|uvx|pipx\s+run|poetry\s+run\s+python[\d.]*"
+    r"|node(?:js)?|deno(?:\s+run)?|bun(?:\s+run)?|tsx|ts-node|npx\s+(?:tsx|ts-node)"
+    r"|(?:ba|z|da|k)?sh|source|ruby|perl|php|Rscript|lua|luajit|pwsh|powershell"
+)
+_PEP_723 = re.compile(r"^# /// script\s*$", re.MULTILINE)
+_TEST_NAME = re.compile(r"test_.+\.py|.+_test\.py|.+\.(?:test|spec)\.[cm]?[jt]sx?", re.I)
+_BROWSER = re.compile(r"\b(?:window|document)\.\w|\bdocument\.querySelector|\bDOMContentLoaded")
+_PY_MAIN = re.compile(r"""^if\s+__name__\s*==\s*["']__main__["']""", re.MULTILINE)
+
+
+def is_test_file(name: str) -> bool:
+    """A test module (``test_x.py``, ``x_test.py``, ``x.test.js``): a test runner runs it."""
+    return _TEST_NAME.fullmatch(name) is not None
+
+
+def is_browser_script(name: str, text: str) -> bool:
+    """JavaScript written for a web page (it uses ``window`` or ``document`` and never
+    reads its command line): a browser loads it, no shell runs it."""
+    family = extension_family(name)
+    if family not in ("javascript", "typescript"):
+        return False
+    return _BROWSER.search(text) is not None and "process.argv" not in text
+
+
+def is_pep_723(text: str) -> bool:
+    """A Python script with inline metadata (``# /// script``), run by ``uv run``."""
+    return _PEP_723.search(text) is not None
+
+
+def script_shebang(name: str, text: str) -> str | None:
+    """The ``#!`` line to give a script that has none: ``uv run --script`` for a PEP 723
+    script (its dependencies are declared inline), else the usual one for its extension
+    (``None``: no safe choice)."""
+    if extension_family(name) == "python" and is_pep_723(text):
+        return "#!/usr/bin/env -S uv run --script"
+    return default_shebang(name)
+
+
+def states_interpreter(name: str, texts: list[str]) -> bool:
+    """Whether one of ``texts`` (SKILL.md, the skill's other markdown and scripts) runs
+    the script named ``name`` through its interpreter: ``python scripts/x.py``, ``uv run
+    x.py``, ``node "$DIR/server.cjs"`` (options between the two allowed)."""
+    pattern = re.compile(
+        rf"(?<![\w.\-/])(?:{_RUNNERS})"  # the program
+        r"(?:\s+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
+        rf"\s+[\"']?[^\s\"'`;|&]*?(?<![\w.\-]){re.escape(name)}(?![\w.\-])"
+    )
+    return any(name in text and pattern.search(text) for text in texts)
+
+
+def only_imported(name: str, text: str, others: list[str]) -> bool:
+    """Whether the script ``name`` is a module other scripts import and nothing runs
+    directly: another script imports, requires or sources it, and it has no entry point
+    of its own (Python's ``if __name__ == "__main__":``; a JavaScript
+    ``require.main === module``)."""
+    family = extension_family(name)
+    stem = re.escape(name.rsplit(".", 1)[0])
+    if family == "python":
+        if _PY_MAIN.search(text):
+            return False
+        uses = rf"^\s*(?:from\s+(?:\.|scripts\.)?{stem}\s+import\b|import\s+(?:scripts\.)?{stem}\b)"
+    elif family in ("javascript", "typescript"):
+        if "require.main" in text or "import.meta.main" in text:
+            return False
+        uses = (
+            rf"""(?:require\(\s*|\bfrom\s+|\bimport\s*\(?\s*)["']\.{{1,2}}/(?:[\w.\-]+/)*"""
+            rf"""{stem}(?:\.[cm]?[jt]s)?["']"""
+        )
+    elif family == "shell":
+        uses = rf"(?:^|[\s;&|])(?:source|\.)\s+[\"']?[^\s\"']*?(?<![\w.\-]){re.escape(name)}\b"
+    else:
+        return False
+    pattern = re.compile(uses, re.MULTILINE)
+    return any(pattern.search(other) for other in others)

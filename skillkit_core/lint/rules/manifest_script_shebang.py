@@ -1,6 +1,13 @@
-"""script-shebang: scripts an agent runs start with a ``#!`` line.
+"""script-shebang: scripts an agent runs directly start with a ``#!`` line.
 
-Safe fix: add the usual ``#!/usr/bin/env <interpreter>`` line for the file's extension.
+Not reported where a missing ``#!`` does not matter: test modules (a test runner runs
+them), browser JavaScript, modules other scripts import and nothing runs directly, and
+scripts the skill runs through their interpreter (``python scripts/x.py``, ``uv run``,
+``node server.cjs``, in SKILL.md or any other markdown file or script of the folder).
+
+Safe fix: add ``#!/usr/bin/env -S uv run --script`` to a PEP 723 script, else the usual
+``#!/usr/bin/env <interpreter>`` line for the file's extension, and set the executable
+bit (a ``#!`` line without it is the next finding, script-not-executable).
 """
 
 from __future__ import annotations
@@ -10,7 +17,14 @@ from collections.abc import Iterator
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import FolderFile, SkillFolder
-from skillkit_core.manifest.scripts import EXTENSIONS, default_shebang
+from skillkit_core.manifest.scripts import (
+    EXTENSIONS,
+    is_browser_script,
+    is_test_file,
+    only_imported,
+    script_shebang,
+    states_interpreter,
+)
 
 _START = SourceRange(0, 0, 0, 0)
 
@@ -29,15 +43,47 @@ def runnable_scripts(folder: SkillFolder) -> Iterator[tuple[FolderFile, str]]:
             yield file, text
 
 
+def _neighbours(folder: SkillFolder, script: FolderFile) -> tuple[list[str], list[str]]:
+    """The texts that may say how ``script`` runs (SKILL.md, the folder's other markdown
+    files and scripts) and, among them, the other scripts."""
+    documents = [folder.parsed.text]
+    scripts = []
+    for file in folder.files:
+        if file.relative in (script.relative, folder.manifest_name):
+            continue
+        name = file.relative.rsplit("/", 1)[-1]
+        dot = name.rfind(".")
+        extension = name[dot:].lower() if dot > 0 else ""
+        is_script = extension in EXTENSIONS or file.relative.startswith("scripts/")
+        if extension not in (".md", ".markdown") and not is_script:
+            continue
+        text = folder.read_text(file)
+        if text is None:
+            continue
+        documents.append(text)
+        if is_script:
+            scripts.append(text)
+    return documents, scripts
+
+
+def _needs_shebang(folder: SkillFolder, file: FolderFile, text: str) -> bool:
+    name = file.relative.rsplit("/", 1)[-1]
+    if is_test_file(name) or is_browser_script(name, text):
+        return False
+    documents, scripts = _neighbours(folder, file)
+    return not (states_interpreter(name, documents) or only_imported(name, text, scripts))
+
+
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
     for file, text in runnable_scripts(folder):
-        if text.startswith("#!"):
+        if text.startswith("#!") or not _needs_shebang(folder, file, text):
             continue
         yield RULE.diagnostic(
-            f"{file.relative} has no '#!' line; without it the script cannot be run "
-            "directly and the agent must guess its interpreter",
+            f"{file.relative} has no '#!' line, and nothing in the skill says which "
+            "interpreter runs it; without one the script cannot be run directly and the "
+            "agent must guess",
             range=_START,
             file=folder.display(file),
         )
@@ -46,22 +92,31 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
 def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
     if diagnostic.file is None:
         return None
-    shebang = default_shebang(diagnostic.file)
+    script = next((f for f in folder.scripts if folder.display(f) == diagnostic.file), None)
+    text = folder.read_text(script) if script is not None else None
+    shebang = script_shebang(diagnostic.file.rsplit("/", 1)[-1], text or "")
     if shebang is None:
         return None
     edit = TextEdit(_START, shebang + "\n", file=diagnostic.file)
-    return Fix(title=f"Add '{shebang}'", edits=(edit,))
+    return Fix(
+        title=f"Add '{shebang}' and make the script executable",
+        edits=(edit,),
+        executable=(diagnostic.file,),
+    )
 
 
 RULE = Rule(
     id="script-shebang",
     severity="warning",
-    summary="A script in scripts/ has no #! line.",
+    summary="A script in scripts/ that is run directly has no #! line.",
     rationale=(
         "Agents run bundled scripts by path; a shebang names the interpreter so the script "
-        "runs the same way on every host."
+        "runs the same way on every host. Not reported for test modules, browser "
+        "JavaScript, modules other scripts import, or scripts the skill runs through their "
+        "interpreter (python scripts/x.py, uv run, node server.cjs). The fix writes "
+        "'#!/usr/bin/env -S uv run --script' for a PEP 723 script and sets the executable bit."
     ),
-    bad="scripts/extract.py starting with 'import sys'",
+    bad="scripts/extract.py starting with 'import sys', run as scripts/extract.py",
     good="scripts/extract.py starting with '#!/usr/bin/env python3'",
     check=_check,
     target="manifest",

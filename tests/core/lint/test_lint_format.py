@@ -199,3 +199,12 @@ def test_control_characters_are_escaped_in_every_format(tmp_path: Path) -> None:
     document = json.loads(outputs["json"])
     assert {d["file"] for d in document["diagnostics"]} == {str(root / "SKILL.md")}
     assert any("\x1b[2J\x9b31m" in d["message"] for d in document["diagnostics"])
+
+
+def test_json_fix_names_the_files_it_makes_executable(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run.sh": "ls\n"})
+    document = json.loads(formats.render_json(check_paths([str(root)])))
+    (finding,) = document["diagnostics"]
+    assert finding["rule"] == "script-shebang"
+    assert finding["fix"]["executable"] == [str(root / "scripts" / "run.sh")]
+    assert finding["fix"]["edits"][0]["new_text"] == "#!/usr/bin/env bash\n"

@@ -343,6 +343,23 @@ CASES = [
     ),
     Case(
         "script-shebang",
+        False,
+        # Run by path from SKILL.md; a module with an entry point of its own that another
+        # script imports is still run directly.
+        {
+            "SKILL.md": body("Run `scripts/extract.py in.pdf`, then `scripts/report.py`.\n"),
+            "scripts/extract.py": "from report import render\nprint(render())\n",
+            "scripts/report.py": (
+                "def render():\n    return 1\n\n\nif __name__ == '__main__':\n    render()\n"
+            ),
+        },
+        [
+            ("script-shebang", "warning", 1, "extract.py"),
+            ("script-shebang", "warning", 1, "report.py"),
+        ],
+    ),
+    Case(
+        "script-shebang",
         True,
         {
             "SKILL.md": skill_md(),
@@ -352,6 +369,34 @@ CASES = [
         },
         [],
         executable=("scripts/extract.py",),
+    ),
+    Case(
+        "script-shebang",
+        True,
+        # Where a missing '#!' does not matter: tests, a module only imported, browser
+        # code, scripts run through their interpreter (by SKILL.md, a reference, a script).
+        {
+            "SKILL.md": body(
+                "```bash\nuv run scripts/fetch.py --org x\n"
+                "python3 -u ${CLAUDE_SKILL_DIR}/scripts/extract.py in.pdf\n```\n"
+                "Start the server with `scripts/start.sh`.\n"
+            ),
+            "references/usage.md": "Validate with `node scripts/check.mjs file`.\n",
+            "scripts/fetch.py": "# /// script\n# dependencies = []\n# ///\nprint(1)\n",
+            "scripts/extract.py": "from util import read\nprint(read())\n",
+            "scripts/util.py": "def read():\n    return 1\n",
+            "scripts/check.mjs": "console.log(process.argv)\n",
+            "scripts/test_util.py": "from util import read\n\n\ndef test_read():\n"
+            "    assert read() == 1\n",
+            "scripts/util_test.py": "def test_x():\n    pass\n",
+            "scripts/start.sh": '#!/bin/sh\ncd "$(dirname "$0")" && node server.cjs --port 0 &\n',
+            "scripts/server.cjs": "const fs = require('fs');\n"
+            "const helper = fs.readFileSync(__dirname + '/helper.js');\n",
+            "scripts/helper.js": "(function () {\n  window.addEventListener('load', () => {});\n"
+            "})();\n",
+        },
+        [],
+        executable=("scripts/start.sh",),
     ),
     Case(
         "script-not-executable",

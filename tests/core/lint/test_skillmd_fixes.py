@@ -95,6 +95,27 @@ def test_shebang_fix_adds_the_interpreter_line(tmp_path: Path) -> None:
     assert check(root) == []
 
 
+def test_shebang_fix_also_sets_the_executable_bit(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run.sh": "ls\n"})
+    (fix,) = fixes_of(root, "script-shebang")
+    assert fix.title == "Add '#!/usr/bin/env bash' and make the script executable"
+    assert fix.executable == (str(root / "scripts/run.sh"),)
+    result = apply_fixes(check_folder(root).diagnostics)
+    assert result.files == (str(root / "scripts/run.sh"),)
+    assert (root / "scripts/run.sh").stat().st_mode & 0o777 == 0o755
+    assert check(root) == []  # no script-not-executable left behind
+
+
+def test_shebang_fix_runs_a_pep_723_script_with_uv(tmp_path: Path) -> None:
+    script = '# /// script\n# dependencies = ["pyyaml"]\n# ///\nimport yaml\n'
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/tool.py": script})
+    (fix,) = fixes_of(root, "script-shebang")
+    assert fix.edits[0].new_text == "#!/usr/bin/env -S uv run --script\n"
+    apply_fixes(check_folder(root).diagnostics)
+    assert (root / "scripts/tool.py").read_text().startswith("#!/usr/bin/env -S uv run --script\n")
+    assert check(root) == []
+
+
 def test_extensionless_script_gets_no_guessed_shebang(tmp_path: Path) -> None:
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run": "echo\n"})
     assert fixes_of(root, "script-shebang") == [None]

@@ -144,6 +144,19 @@ class SkillFolder:
         start = self.parsed.body_start_line
         return scan_markdown(self.lines[start:], start)
 
+    def scan_of(self, file: FolderFile) -> MarkdownScan | None:
+        """The markdown scan of a folder file (``None`` when it cannot be read as text),
+        made once per check: several rules read the same references."""
+        scans = self._scans
+        if file.relative not in scans:
+            text = self.read_text(file)
+            scans[file.relative] = None if text is None else scan_markdown(text.splitlines())
+        return scans[file.relative]
+
+    @cached_property
+    def _scans(self) -> dict[str, MarkdownScan | None]:
+        return {}
+
     @cached_property
     def suppressions(self) -> Suppressions:
         """The ``skillkit: ignore[...]`` markers in SKILL.md."""

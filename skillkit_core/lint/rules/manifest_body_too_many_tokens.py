@@ -1,4 +1,5 @@
-"""body-too-many-tokens: the SKILL.md body stays under about 5000 tokens."""
+"""body-too-many-tokens: the SKILL.md body stays under about 5000 tokens (on a file over
+500 lines, body-too-long reports both)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
+from skillkit_core.lint.rules.manifest_body_too_long import line_count
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.spec import BODY_TOKENS_MAX, CHARS_PER_TOKEN, estimate_tokens
+from skillkit_core.manifest.spec import (
+    BODY_LINES_MAX,
+    BODY_TOKENS_MAX,
+    CHARS_PER_TOKEN,
+    estimate_tokens,
+)
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -15,8 +22,8 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         return
     parsed = folder.parsed
     tokens = estimate_tokens(parsed.body)
-    if tokens <= BODY_TOKENS_MAX:
-        return
+    if tokens <= BODY_TOKENS_MAX or line_count(folder) > BODY_LINES_MAX:
+        return  # a file over the line limit: body-too-long reports it, with this estimate
     body_offset = len(parsed.text) - len(parsed.body)
     crossing = body_offset + BODY_TOKENS_MAX * CHARS_PER_TOKEN
     yield RULE.diagnostic(
@@ -33,7 +40,8 @@ RULE = Rule(
     summary="The SKILL.md body is estimated at more than 5000 tokens.",
     rationale=(
         "A loaded skill's body stays in context for the rest of the task; the specification "
-        "advises under 5000 tokens so several skills fit beside the work itself."
+        "advises under 5000 tokens so several skills fit beside the work itself. A file "
+        "over 500 lines is left to body-too-long, whose message gives the estimate."
     ),
     bad="a body of 30,000 characters",
     good="a body of 8,000 characters linking references for the rest",

@@ -1,40 +1,64 @@
-"""broken-link: relative links and images in SKILL.md point at files that exist."""
+"""broken-link: relative links and images in SKILL.md, and in the markdown files under
+references/, point at files that exist."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import posixpath
+from collections.abc import Iterable, Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.links import local_target
+from skillkit_core.manifest.markdown import Link
+
+_MARKDOWN = (".md", ".markdown")
+
+
+def _broken(
+    folder: SkillFolder, links: Iterable[Link], base: str, file: str
+) -> Iterator[LintDiagnostic]:
+    """Findings for ``links`` of ``file`` (whose folder is ``base``, relative to the
+    skill folder) that name no file or folder of the skill."""
+    for link in links:
+        target = local_target(link.target)
+        if target is None or target.absolute:
+            continue
+        joined = target.path if target.from_root or not base else f"{base}/{target.path}"
+        relative = folder.inside(joined)
+        if relative is None or folder.has_path(relative):
+            continue  # outside the folder: link-outside-skill reports SKILL.md's
+        kind = "image" if link.image else "link"
+        yield RULE.diagnostic(
+            f"{kind} target '{target.path}' does not exist in the skill folder",
+            range=link.range,
+            file=file,
+        )
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    for link in folder.body_scan.links:
-        target = local_target(link.target)
-        if target is None or target.absolute:
+    yield from _broken(folder, folder.body_scan.links, "", folder.skill_md)
+    for file in folder.files:
+        if not file.relative.startswith("references/"):
             continue
-        relative = folder.inside(target.path)
-        if relative is None or folder.has_path(relative):
-            continue  # outside the folder: link-outside-skill reports it
-        kind = "image" if link.image else "link"
-        yield RULE.diagnostic(
-            f"{kind} target '{target.path}' does not exist in the skill folder",
-            range=link.range,
-            file=folder.skill_md,
-        )
+        if not file.relative.lower().endswith(_MARKDOWN):
+            continue
+        scan = folder.scan_of(file)
+        if scan is not None and scan.links:
+            base = posixpath.dirname(file.relative)
+            yield from _broken(folder, scan.links, base, folder.display(file))
 
 
 RULE = Rule(
     id="broken-link",
     severity="error",
-    summary="A relative link or image in SKILL.md points at a missing file.",
+    summary="A relative link or image in SKILL.md or a reference points at a missing file.",
     rationale=(
         "Agents follow links in SKILL.md to load references on demand; a missing target "
-        "means the instructions the skill promises are never found."
+        "means the instructions the skill promises are never found. Links in the markdown "
+        "files under references/ are checked too, relative to each file."
     ),
     bad="See [the API notes](references/api.md). (no such file)",
     good="See [the API notes](references/api.md). (references/api.md exists)",

@@ -1,4 +1,7 @@
-"""reference-depth: files SKILL.md links to do not link on to further reference files."""
+"""reference-depth: files SKILL.md links to do not link on to further reference files.
+
+One finding per file two hops away (at its first link, naming every reference that links
+it), not one per link."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.links import local_target, mention_path
-from skillkit_core.manifest.markdown import MarkdownScan, scan_markdown
+from skillkit_core.manifest.markdown import MarkdownScan
 
 _MAX_REFERENCE_BYTES = 512 * 1024
 
@@ -46,25 +49,34 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         if _is_reference(folder, relative, manifest)
     }
     sizes = {file.relative: file for file in folder.files}
+    # Each file two hops away: where it is first linked, and every reference linking it.
+    deeper: dict[str, tuple[str, SourceRange, list[str]]] = {}
     for reference in sorted(first_level):
         file = sizes.get(reference)
         if file is None or file.size > _MAX_REFERENCE_BYTES:
             continue
-        text = folder.read_text(file) or ""
-        seen: set[str] = set()
+        scan = folder.scan_of(file)
+        if scan is None:
+            continue
         base = posixpath.dirname(reference)
-        for relative, where in _markdown_targets(folder, scan_markdown(text.splitlines()), base):
-            if relative in (reference, *first_level) or relative in seen:
+        for relative, where in _markdown_targets(folder, scan, base):
+            if relative == reference or relative in first_level:
                 continue
-            if not _is_reference(folder, relative, manifest):
+            if relative in deeper:
+                linking = deeper[relative][2]
+                if linking[-1] != reference:
+                    linking.append(reference)
                 continue
-            seen.add(relative)
-            yield RULE.diagnostic(
-                f"{reference} links on to {relative}; keep references one level deep from "
-                "SKILL.md (link it from SKILL.md instead)",
-                range=where,
-                file=str(folder.root / reference),
-            )
+            if _is_reference(folder, relative, manifest):
+                deeper[relative] = (reference, where, [reference])
+    for relative, (reference, where, linking) in deeper.items():
+        by = linking[0] if len(linking) == 1 else ", ".join(linking[:-1]) + f" and {linking[-1]}"
+        yield RULE.diagnostic(
+            f"{relative} is linked from {by} but not from SKILL.md; keep references one "
+            "level deep (link it from SKILL.md instead)",
+            range=where,
+            file=str(folder.root / reference),
+        )
 
 
 RULE = Rule(

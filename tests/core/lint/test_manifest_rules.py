@@ -246,6 +246,40 @@ CASES = [
         [],
     ),
     Case(
+        "broken-link",
+        False,
+        # Links in the markdown under references/ are checked too, relative to each file.
+        {
+            "SKILL.md": body(
+                "Read [forms](references/forms.md), [fields](references/fields.md).\n"
+            ),
+            "references/forms.md": "# Forms\n\nSee [fields](fields.md) and [api](../api.md).\n",
+            "references/fields.md": "# Fields\n",
+            "references/deep/more.md": "![diagram](../img/flow.png)\n",
+            "notes/other.md": "[not a reference](missing.md)\n",
+        },
+        [
+            ("broken-link", "error", 1, "more.md"),
+            ("broken-link", "error", 3, "forms.md"),
+        ],
+    ),
+    Case(
+        "broken-link",
+        True,
+        {
+            "SKILL.md": body(
+                "Read [forms](references/forms.md), [fields](references/fields.md).\n"
+            ),
+            "references/forms.md": (
+                "See [fields](fields.md), [the skill](../SKILL.md), [top](#forms), "
+                "[the web](https://example.com/x.md) and ![flow](../assets/flow.png).\n"
+            ),
+            "references/fields.md": "# Fields\n",
+            "assets/flow.png": b"\x89PNG",
+        },
+        [],
+    ),
+    Case(
         "link-outside-skill",
         False,
         {"SKILL.md": body("See [shared](../shared/notes.md) and [abs](/etc/passwd).\n")},
@@ -310,6 +344,20 @@ CASES = [
     ),
     Case(
         "reference-depth",
+        False,
+        # One finding per file two hops away, however many links lead to it.
+        {
+            "SKILL.md": body(
+                "Read [the guide](references/guide.md) and [faq](references/faq.md).\n"
+            ),
+            "references/guide.md": "See [details](details.md).\n\nAgain: [details](details.md).\n",
+            "references/faq.md": "# FAQ\n\nSee [details](details.md).\n",
+            "references/details.md": "# Details\n",
+        },
+        [("reference-depth", "warning", 3, "faq.md")],
+    ),
+    Case(
+        "reference-depth",
         True,
         {
             "SKILL.md": body(
@@ -335,6 +383,13 @@ CASES = [
         [("body-too-many-tokens", "warning", 5 + 198, "SKILL.md")],
     ),
     Case("body-too-many-tokens", True, {"SKILL.md": body(LONG_LINE * 190)}, []),
+    Case(
+        "body-too-many-tokens",
+        True,
+        # Over both limits: body-too-long alone reports it (and gives the estimate).
+        {"SKILL.md": body(LONG_LINE * 600)},
+        [("body-too-long", "warning", 501, "SKILL.md")],
+    ),
     Case(
         "script-shebang",
         False,

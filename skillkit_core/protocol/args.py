@@ -8,11 +8,11 @@ wrong, which the agent can correct and retry).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Final
 
 from skillkit_core.errors import UsageError
+from skillkit_core.protocol import jsontext
 
 COMMANDS: Final = ("start", "advance", "mcp", "topics", "topic", "help")
 """Subcommands; a composite also accepts ``<subskill> [start|advance]``."""
@@ -250,7 +250,9 @@ def _value(flag: Flag, raw: str | bool) -> Any:
     if not flag.json:
         return raw
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        value = jsontext.loads(raw, parse_constant=_no_constant)
+    except jsontext.TooDeep as error:
+        raise BadFlagValue(f"--{flag.name} is {error}; flatten it") from None
     except ValueError as error:
         raise BadFlagValue(f"--{flag.name} is not valid JSON: {error}") from None
     if flag.name == "history" and not isinstance(value, list):

@@ -27,10 +27,8 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-# A JSON string, or one bracket; what lies between is numbers, literals, commas, colons.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
-_OPENING = frozenset("{[")
-_CLOSING = frozenset("}]")
+from skillkit_core.protocol.jsontext import CLOSING, OPENING, token_pattern
+
 _MEMBER_VALUE = re.compile(r"\s*:\s*")
 _DECODER = json.JSONDecoder()
 # How much of a refused line an error message quotes.
@@ -131,11 +129,11 @@ def request_id_in_text(text: str) -> int | str | None:
     if not text.lstrip().startswith("{"):
         return None
     depth = 0
-    for match in _TOKEN.finditer(text):
+    for match in token_pattern().finditer(text):
         token = match.group()
-        if token in _OPENING:
+        if token in OPENING:
             depth += 1
-        elif token in _CLOSING:
+        elif token in CLOSING:
             depth -= 1
             if depth <= 0:
                 return None

@@ -30,6 +30,7 @@ from skillkit_core.errors import (
     UsageError,
 )
 from skillkit_core.hosts import Handshake
+from skillkit_core.protocol import jsontext
 from skillkit_core.protocol.args import MISSING, Invocation
 from skillkit_core.protocol.engines import (
     Engine,
@@ -56,6 +57,8 @@ from skillkit_core.protocol.stateless import submitted_step
 RESULT_TYPES = frozenset({"prompt", "done", "error"})
 SIDECAR_VERSION = 1
 HEADER_ONLY_FLAGS = ("params", "host", "tools", "subagent")
+_SUPERSEDED_SHOWN = 5
+"""Line numbers a note about superseded lines lists before it says how many more."""
 
 
 # -- the header ---------------------------------------------------------------------------
@@ -170,7 +173,10 @@ def _split(data: bytes, first_number: int, offset: int) -> list[_Line]:
             lines.append(_Line(number, None, "blank"))
             continue
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = jsontext.loads(raw.decode("utf-8"))
+        except jsontext.TooDeep as error:
+            lines.append(_Line(number, None, str(error)))
+            continue
         except (UnicodeDecodeError, ValueError) as error:
             lines.append(_Line(number, None, f"not valid JSON ({error})"))
             continue
@@ -218,17 +224,56 @@ def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Pa
                 "what skillkit wrote; the file must only be appended to (start a new session)"
             )
         tail = _split(data, lines + 1, size)
-        if not any(line.is_result or line.kind == "header" for line in tail):
-            engine = _engine(definition, header)
-            try:
-                engine.restore(cached["engine"])
-            except (SkillkitError, LookupError, TypeError, ValueError, AttributeError):
-                pass  # the cache does not fit this skill (edited between calls?): replay below
-            else:
-                digest.update(data[size:])
-                return _Loaded(header, engine, tail, digest)
+        engine = _engine(definition, header)
+        try:
+            engine.restore(cached["engine"])
+        except (SkillkitError, LookupError, TypeError, ValueError, AttributeError):
+            pass  # the cache does not fit this skill (edited between calls?): replay below
+        else:
+            digest.update(data[size:])
+            if any(_skillkits(line) for line in tail):
+                rebuilt = _rebuilt_after_a_crash(definition, header, data, digest)
+                if rebuilt is not None:
+                    return rebuilt
+                tail = [_not_skillkits(line) for line in tail]
+            return _Loaded(header, engine, tail, digest)
     digest = hashlib.sha256(data)
     engine, tail = _rebuild(definition, header, _split(data, 1, 0))
+    return _Loaded(header, engine, tail, digest)
+
+
+def _skillkits(line: _Line) -> bool:
+    """Whether ``line`` has the shape of a line only skillkit writes (a result, a header)."""
+    return line.is_result or line.kind == "header"
+
+
+def _not_skillkits(line: _Line) -> _Line:
+    """``line`` as the agent's: a line shaped like skillkit's cannot be used."""
+    if not _skillkits(line):
+        return line
+    return _Line(
+        line.number,
+        None,
+        f"shaped like a {line.kind} line, which only skillkit writes (the agent appends "
+        '"output" lines)',
+    )
+
+
+def _rebuilt_after_a_crash(
+    definition: SkillDefinition, header: Header, data: bytes, digest: Any
+) -> _Loaded | None:
+    """The run rebuilt from the whole file, when a result line after the snapshot is
+    skillkit's own (a call that appended it and stopped before writing the snapshot);
+    ``None`` when the file does not rebuild, so those lines are the agent's.
+
+    Lines the agent appends can have any shape. One shaped like a result that skillkit did
+    not write must not break the session for good: the snapshot stays the truth, and the
+    line is reported like any other line that cannot be used.
+    """
+    try:
+        engine, tail = _rebuild(definition, header, _split(data, 1, 0))
+    except SessionError:
+        return None
     return _Loaded(header, engine, tail, digest)
 
 
@@ -531,8 +576,8 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
     if not written:
         return None
     newest = written[-1]
-    for line in written[:-1]:
-        notes.append(f"note: line {line.number} is superseded by line {newest.number}; ignoring it")
+    if len(written) > 1:
+        notes.append(_superseded_note([line.number for line in written[:-1]], newest.number))
     if newest.problem is not None:
         raise UsageError(
             f"line {newest.number} of the session file is {newest.problem}; append the output "
@@ -549,6 +594,19 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
     if "output" not in data:
         raise UsageError(f'the output line {newest.number} has no "output"')
     return data["step"], data["output"]
+
+
+def _superseded_note(numbers: list[int], newest: int) -> str:
+    """One note for every line the newest one supersedes, however many there are."""
+    if len(numbers) == 1:
+        return f"note: line {numbers[0]} is superseded by line {newest}; ignoring it"
+    shown = ", ".join(str(number) for number in numbers[:_SUPERSEDED_SHOWN])
+    more = len(numbers) - _SUPERSEDED_SHOWN
+    listing = f"{shown} and {more:,} more" if more > 0 else shown
+    return (
+        f"note: {len(numbers):,} lines written since the last result are superseded by "
+        f"line {newest} (lines {listing}); ignoring them"
+    )
 
 
 def _now() -> str:

@@ -1,0 +1,68 @@
+"""JSON text from an agent: parsed with a bound on nesting, scanned without parsing.
+
+Python's ``json`` parser recurses once per level of nesting, so a value nested a few
+thousand levels deep raises ``RecursionError`` (and one nested a few hundred levels deep
+can still exhaust the stack of whatever walks it next). Agent input (a ``--output`` flag,
+a line appended to a session file) is checked first with a scan that does not recurse:
+deeper than :data:`MAX_NESTING` levels is an ordinary ``ValueError``, like any other
+JSON the protocol cannot use. Standard library only (this is on the per-call path).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_NESTING = 200
+"""Arrays and objects nested deeper than this are refused (the MCP transport's own JSON
+parser stops at about 250)."""
+
+_TOKEN = r'"(?:[^"\\]|\\.)*"|[{}\[\]]'
+_token: re.Pattern[str] | None = None
+
+OPENING = frozenset("{[")
+CLOSING = frozenset("}]")
+
+
+class TooDeep(ValueError):
+    """JSON text nested deeper than :data:`MAX_NESTING` levels."""
+
+
+def loads(text: str, **options: Any) -> Any:
+    """``json.loads(text, **options)``, refusing text nested deeper than
+    :data:`MAX_NESTING` levels with :class:`TooDeep` (a ``ValueError``)."""
+    check_nesting(text)
+    try:
+        return json.loads(text, **options)
+    except RecursionError:  # a nesting the scan did not see; never a crash
+        raise TooDeep(_too_deep_message()) from None
+
+
+def check_nesting(text: str, limit: int = MAX_NESTING) -> None:
+    """Raise :class:`TooDeep` when ``text`` opens more than ``limit`` arrays or objects
+    inside one another. Linear; brackets inside strings do not count."""
+    if text.count("[") + text.count("{") <= limit:
+        return  # cannot be deeper than the number of brackets it opens
+    depth = 0
+    for match in token_pattern().finditer(text):
+        token = match.group()
+        if token in OPENING:
+            depth += 1
+            if depth > limit:
+                raise TooDeep(_too_deep_message(limit))
+        elif token in CLOSING:
+            depth -= 1
+
+
+def token_pattern() -> re.Pattern[str]:
+    """A JSON string, or one bracket: what a scan that tracks nesting looks at (compiled
+    on first use, off the per-call path)."""
+    global _token
+    if _token is None:
+        _token = re.compile(_TOKEN)
+    return _token
+
+
+def _too_deep_message(limit: int = MAX_NESTING) -> str:
+    return f"nested more than {limit} levels deep (arrays and objects)"

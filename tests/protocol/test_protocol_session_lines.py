@@ -1,0 +1,152 @@
+"""Lines an agent appends to a session file that cannot be used: each is reported for
+itself, costs one stderr note at most when a later line supersedes it, and never breaks
+the session (the next valid output line continues the run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.protocol.support import (
+    AUTOPILOT,
+    DEPLOY_CHECK,
+    Session,
+    result_of,
+    run,
+    start_session,
+)
+
+CHOOSE = {"target": "staging"}
+
+
+def deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def append(session: Session, *lines: str) -> None:
+    with session.file.open("a", encoding="utf-8") as handle:
+        handle.write("".join(line + "\n" for line in lines))
+
+
+def notes(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("skillkit: note:")]
+
+
+def assert_continues(session: Session) -> None:
+    """A valid output line appended now is used: the run moves to ``verify``."""
+    session.write_output("choose", CHOOSE)
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "verify"
+
+
+def test_50000_junk_lines_before_an_output_line_make_one_note(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    append(session, *(f"junk {number}" for number in range(50_000)))
+    session.write_output("choose", CHOOSE)
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "verify"
+    assert notes(call.stderr) == [
+        "skillkit: note: 50,000 lines written since the last result are superseded by line "
+        "50003 (lines 3, 4, 5, 6, 7 and 49,995 more); ignoring them"
+    ]
+    assert len(call.stderr.splitlines()) == 1, call.stderr[:500]
+
+
+def test_one_superseded_line_keeps_its_own_note(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    session.write_output("choose", {"target": "moon"})
+    session.write_output("choose", CHOOSE)
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert notes(call.stderr) == ["skillkit: note: line 3 is superseded by line 4; ignoring it"]
+
+
+POISON = {
+    "nested 3,000 deep": (
+        '{"type":"output","step":"choose","output":' + deep(3000) + "}",
+        "nested more than 200 levels deep",
+    ),
+    "nested 100,000 deep": (deep(100_000), "nested more than 200 levels deep"),
+    "shaped like a result": (
+        '{"type":"prompt","kind":"prompt","step":"x"}',
+        "shaped like a prompt line, which only skillkit writes",
+    ),
+    "shaped like a done result": (
+        '{"type":"done","kind":"done","done":true,"finalOutput":{}}',
+        "shaped like a done line, which only skillkit writes",
+    ),
+    "shaped like a header": (
+        '{"type":"header","sessionId":"x"}',
+        "has type 'header'; the agent appends lines of type \"output\"",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", POISON)
+def test_a_line_that_cannot_be_used_is_reported_and_the_next_valid_line_continues(
+    tmp_path: Path, name: str
+) -> None:
+    line, problem = POISON[name]
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    before = session.file.read_bytes() + line.encode() + b"\n"
+    append(session, line)
+    refused = session.advance()
+    assert refused.code == 1, refused.describe()
+    error = refused.json
+    assert error["error"] == "usage", error
+    assert error["message"].startswith("line 3 of the session file "), error
+    assert problem in error["message"], error
+    assert session.file.read_bytes() == before, "a refused call leaves the file as it was"
+    again = session.advance()  # the same answer, not a broken session
+    assert again.json == error
+    assert_continues(session)
+
+
+def test_a_poisoned_line_does_not_break_a_skill_with_actions(tmp_path: Path) -> None:
+    """A skill with actions rebuilds from history instead of running again: same rule, and
+    no action runs twice."""
+    log = tmp_path / "actions.log"
+    session, first = start_session(
+        AUTOPILOT, tmp_path / "s", "--params", json.dumps({"log": str(log)})
+    )
+    assert first["step"] == "ask"
+    runs = log.read_text().splitlines()
+    append(session, '{"type":"prompt","kind":"prompt","step":"x"}', deep(5000))
+    refused = session.advance()
+    assert refused.code == 1, refused.describe()
+    assert "line 4 of the session file is nested more than 200" in refused.json["message"]
+    session.write_output("ask", {"part": "docs", "again": False})
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["kind"] == "prompt"
+    assert notes(call.stderr) == [
+        "skillkit: note: 2 lines written since the last result are superseded by line 5 "
+        "(lines 3, 4); ignoring them"
+    ]
+    assert log.read_text().splitlines()[: len(runs)] == runs
+
+
+@pytest.mark.parametrize("mode", ["stateless", "session flag"])
+def test_a_deeply_nested_output_flag_is_a_usage_error(tmp_path: Path, mode: str) -> None:
+    output = json.dumps({"target": "staging"})[:-1] + ', "extra": ' + deep(3000) + "}"
+    if mode == "stateless":
+        call = run(
+            DEPLOY_CHECK, "advance", "--step", "choose", "--output", output, "--history", "[]"
+        )
+    else:
+        session, _ = start_session(DEPLOY_CHECK, tmp_path, mode="flag")
+        call = session.advance("--step", "choose", "--output", output)
+    assert call.code == 1, call.describe()
+    assert call.json["error"] == "usage", call.json
+    assert "--output is nested more than 200 levels deep" in call.json["message"]
+
+
+def test_a_deeply_nested_history_is_a_usage_error() -> None:
+    call = run(
+        DEPLOY_CHECK, "advance", "--step", "choose", "--output", "{}", "--history", deep(3000)
+    )
+    assert call.code == 1 and call.json["error"] == "usage", call.describe()

@@ -16,8 +16,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        version()
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print skillkit's version and exit.",
+        ),
+    ] = False,
+) -> None:
     """Lint, preview, simulate, build and serve agent skills."""
 
 

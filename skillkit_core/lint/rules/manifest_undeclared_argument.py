@@ -49,7 +49,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             if name is not None and takes_arguments:
                 yield RULE.diagnostic(
                     f"'${name}' looks like an argument placeholder but the frontmatter "
-                    f"declares no 'arguments'; add 'arguments: [{name}]'",
+                    f"declares no 'arguments'; add 'arguments: {name}'",
                     range=where,
                     file=folder.skill_md,
                 )
@@ -77,8 +77,14 @@ RULE = Rule(
         "Claude Code substitutes $name and $N from the declared arguments; an undeclared "
         "placeholder reaches the agent as literal text, or as an empty string."
     ),
-    bad="---\narguments: [file]\n---\nSummarise $path.",
-    good="---\narguments: [file]\n---\nSummarise $file.",
+    bad=(
+        "---\nname: summarise\ndescription: Summarise a file. Use when asked for a summary.\n"
+        "arguments: file\n---\nSummarise $path."
+    ),
+    good=(
+        "---\nname: summarise\ndescription: Summarise a file. Use when asked for a summary.\n"
+        "arguments: file\n---\nSummarise $file."
+    ),
     check=_check,
     target="manifest",
 )

@@ -673,3 +673,41 @@ def test_every_manifest_rule_has_a_failing_and_a_passing_fixture() -> None:
     passing = {c.rule for c in CASES if c.passing}
     assert failing == ids
     assert passing == ids
+
+
+def _whole_skill_md(example: str) -> bool:
+    return example.startswith("---\n") and "\n---" in example[4:]
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [rule for rule in rules_for("manifest") if _whole_skill_md(rule.good)],
+    ids=lambda rule: rule.id,
+)
+def test_a_good_example_that_is_a_whole_skill_md_passes_every_rule(rule, tmp_path: Path) -> None:
+    # The folder is named after the example's skill, as the specification asks.
+    name = next(line[6:] for line in rule.good.splitlines() if line.startswith("name: "))
+    root = make_skill(tmp_path, name, {"SKILL.md": rule.good + "\n"})
+    found = check(root)
+    # Only the info that a Claude Code extension key (arguments) is one may remain.
+    assert [f for f in found if f[:2] != ("non-portable-key", "info")] == []
+
+
+def test_the_bad_example_of_undeclared_argument_fails_only_that_rule(tmp_path: Path) -> None:
+    from skillkit_core.lint.registry import get_rule
+
+    root = make_skill(tmp_path, "summarise", {"SKILL.md": get_rule("undeclared-argument").bad})
+    assert check(root) == [
+        ("non-portable-key", "info", 4, "SKILL.md"),
+        ("undeclared-argument", "warning", 6, "SKILL.md"),
+    ]
+
+
+def test_an_undeclared_name_is_told_to_be_declared_in_block_yaml(tmp_path: Path) -> None:
+    # The hint must not itself be YAML that yaml-not-strict reports (a flow list).
+    from skillkit_core.lint.check_folder import check_folder
+
+    text = skill_md(extra='argument-hint: "[file]"\n', body="Summarise $file.\n")
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    (finding,) = [d for d in check_folder(root).diagnostics if d.rule == "undeclared-argument"]
+    assert finding.message.endswith("add 'arguments: file'")

@@ -172,7 +172,12 @@ def _by_file(diagnostics: list[LintDiagnostic]) -> Iterator[tuple[str, list[Lint
 
 
 def render_hosts(run: CheckRun, console: Console) -> None:
-    """Print the host compatibility matrix and the reasons behind each refusal."""
+    """Print the host compatibility matrix and the reasons behind each refusal.
+
+    Folders are named relative to the folder they share (named above the table), and
+    the folder column keeps what room it needs: the verdict columns give way first, so
+    at 80 columns each name stays readable (wrapped after a '/', never cut to
+    ``/work/shared…``)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -182,27 +187,75 @@ def render_hosts(run: CheckRun, console: Console) -> None:
     if not reports:
         console.print("No SKILL.md folders to judge.")
         return
+    names, common = _short_labels([r.target.label for r in reports])
+    if common:
+        console.print(f"Skill folders under {common}:", soft_wrap=True)
     table = Table(title="Host compatibility", show_lines=False)
-    table.add_column("skill folder")
-    for consumer in CONSUMERS:
-        table.add_column(consumer.label, justify="center")
-    for report in reports:
+    # The verdict columns as wide as their headers when the folder names fit beside
+    # them, else as narrow as their longest word (the header wraps); the folder column
+    # takes the rest, its names wrapped after a '/'.
+    longest = max(len(name) for name in names)
+    borders = 3 * (len(CONSUMERS) + 1) + 1
+    narrow = [max(7, len(c.label)) for c in CONSUMERS]
+    if console.width - sum(narrow) - borders < min(longest, 40):
+        narrow = [max(7, *(len(word) for word in c.label.split())) for c in CONSUMERS]
+    width = max(len("skill folder"), min(console.width - sum(narrow) - borders, longest))
+    table.add_column("skill folder", overflow="fold", width=width)
+    for consumer, size in zip(CONSUMERS, narrow, strict=True):
+        table.add_column(consumer.label, justify="center", overflow="fold", max_width=size)
+    for report, name in zip(reports, names, strict=True):
         cells = []
         for verdict in report.hosts:
             if not verdict.loads:
                 cells.append(Text("✗ no", style="bold red"))
             elif verdict.reasons:
-                cells.append(Text("✓ with notes", style="yellow"))
+                cells.append(Text("✓ notes", style="yellow"))
             else:
                 cells.append(Text("✓ yes", style="green"))
-        table.add_row(escape_controls(report.target.label, line_breaks=True), *cells)
+        table.add_row(_wrap_path(name, width), *cells)
     console.print(table)
-    for report in reports:
+    for report, name in zip(reports, names, strict=True):
         for verdict in report.hosts:
             for reason in verdict.reasons:
-                target = escape_controls(report.target.label, line_breaks=True)
-                label = Text(f"  {target} · {verdict.consumer.label}: ", style="dim")
+                label = Text(f"  {name} · {verdict.consumer.label}: ", style="dim")
                 console.print(label + Text(escape_controls(reason)))
+
+
+def _wrap_path(path: str, width: int) -> str:
+    """``path`` in lines of at most ``width`` characters, broken after a ``/`` where one
+    is (a part longer than a line is cut where the line ends)."""
+    lines: list[str] = []
+    line = ""
+    for part in re.split(r"(?<=/)", path):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+        while len(line) > width:
+            lines.append(line[:width])
+            line = line[width:]
+    return "\n".join([*lines, line] if line else lines)
+
+
+def _short_labels(labels: list[str]) -> tuple[list[str], str]:
+    """``labels`` relative to the folder they all lie in, and that folder (``""`` for a
+    single label, or when they share none); all escaped for a terminal."""
+    escaped = [escape_controls(label, line_breaks=True) for label in labels]
+    if len(labels) < 2:
+        return escaped, ""
+    parts = [label.split("/") for label in labels]
+    shared = 0
+    for column in zip(*parts, strict=False):
+        if any(part != column[0] for part in column):
+            break
+        shared += 1
+    shared = min(shared, min(len(p) for p in parts) - 1)  # every name keeps its last part
+    if shared == 0 or not any(parts[0][:shared]):
+        return escaped, ""
+    common = "/".join(parts[0][:shared]) or "/"
+    short = ["/".join(p[shared:]) for p in parts]
+    named = escape_controls(common, line_breaks=True)
+    return [escape_controls(label, line_breaks=True) for label in short], named
 
 
 # ---------------------------------------------------------------- json

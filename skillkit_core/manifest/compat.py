@@ -71,6 +71,15 @@ _SPEC_ERROR_RULES = frozenset(
 )
 
 
+# How the strict validator's refusals name each YAML feature.
+_YAML_FEATURES = {
+    "alias": "aliases (*name)",
+    "anchor": "anchors (&name)",
+    "flow": "flow collections ({...} or [...])",
+    "tag": "tags (!tag)",
+}
+
+
 def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) -> list[HostVerdict]:
     """One :class:`HostVerdict` per consumer in :data:`CONSUMERS` order."""
     found = [d for d in diagnostics if d.file is None or d.file == folder.skill_md]
@@ -104,7 +113,8 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
         reasons.append("the file starts with a byte-order mark instead of '---'")
     kinds = sorted({f.kind for f in folder.parsed.yaml_features})
     if kinds:
-        reasons.append(f"YAML its strict parser refuses: {', '.join(kinds)}")
+        named = ", ".join(_YAML_FEATURES.get(kind, kind) for kind in kinds)
+        reasons.append(f"the strict YAML parser refuses {named}")
     return HostVerdict(SPEC, not reasons, tuple(reasons))
 
 

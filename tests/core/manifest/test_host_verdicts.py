@@ -39,7 +39,10 @@ def test_claude_code_extension_keys_fail_only_strict_consumers(tmp_path: Path) -
 def test_flow_lists_fail_the_strict_yaml_parser_only(tmp_path: Path) -> None:
     text = skill_md(extra="metadata: {author: Ada}\n")
     result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
-    assert result["spec"] == (False, ("YAML its strict parser refuses: flow",))
+    assert result["spec"] == (
+        False,
+        ("the strict YAML parser refuses flow collections ({...} or [...])",),
+    )
     assert all(ok for host, (ok, _) in result.items() if host != "spec")
 
 

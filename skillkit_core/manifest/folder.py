@@ -261,6 +261,15 @@ class SkillFolder:
             return True
         return not self._complete and os.path.isfile(os.path.join(self.root, relative))
 
+    def matches(self, pattern: str) -> bool:
+        """True when a file or folder here matches the glob ``pattern`` (``*``, ``?``,
+        ``[...]``; relative to the folder, ``/``-separated)."""
+        import fnmatch
+
+        names = self._file_names
+        found = fnmatch.filter(names, pattern) or fnmatch.filter(self._folders, pattern)
+        return bool(found)
+
     @cached_property
     def scripts(self) -> list[FolderFile]:
         """Files directly inside ``scripts/`` (the entry points an agent runs)."""

@@ -28,10 +28,12 @@ _REF_DEFINITION = r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)"
 _DYNAMIC_INLINE = r"!`([^`\n]+)`"
 _SUPPRESS = r"skillkit:\s*ignore(-file)?(?:\[([^\[\]]*)\])?"
 _COMMENT_ONLY = r"^\s*(?:<!--.*-->|#.*)\s*$"
+# A path under scripts/, references/ or assets/, globs and brace lists included
+# (``references/agents-*-rules.md``, ``scripts/extract.{sh,ps1}``).
 _FILE_MENTION = re.compile(
     r"(?:(?<=[\s`'\"(=])|^)"
     r"((?:\{baseDir\}/|\$\{?CLAUDE_SKILL_DIR\}?/|\./)?"
-    r"(?:scripts|references|assets)/[\w.\-/]*[\w\-])"
+    r"(?:scripts|references|assets)/(?:[\w.\-/*?]|\{[\w.\-,*/]*\})*(?:[\w\-*]|\{[\w.\-,*/]*\}))"
 )
 
 
@@ -44,10 +46,15 @@ class Link(NamedTuple):
 
 
 class Mention(NamedTuple):
-    """A path under ``scripts/``, ``references/`` or ``assets/`` named in the text."""
+    """A path under ``scripts/``, ``references/`` or ``assets/`` named in the text.
+
+    ``fence`` is the info string of the fenced code block it is in (``""`` for a fence
+    without one; ``None`` outside fences); ``inline`` says it is in a code span."""
 
     path: str
     range: SourceRange
+    fence: str | None = None
+    inline: bool = False
 
 
 class Command(NamedTuple):
@@ -77,6 +84,7 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
     """Scan ``lines`` (markdown without line breaks) whose first line is ``first_line``."""
     scan = MarkdownScan()
     fence: str | None = None
+    info = ""  # the open fence's info string
     dynamic_block = False
     for index, text in enumerate(lines):
         if fence is None and not _may_matter(text):
@@ -92,11 +100,12 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
                 start = len(text) - len(text.lstrip())
                 where = SourceRange(line, start, line, len(text))
                 scan.commands.append(Command(text.strip(), where))
-            _mentions(scan, text, line, _NO_SPANS)
+            _mentions(scan, text, line, _NO_SPANS, fence=info)
             continue
         if opener:
             fence = opener.group(1)
-            dynamic_block = opener.group(2).strip().startswith("!")
+            info = opener.group(2).strip()
+            dynamic_block = info.startswith("!")
             scan.code_lines.add(line)
             continue
         _scan_prose_line(scan, text, line)
@@ -153,17 +162,27 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
             scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
             # It starts the line, and a link may lie inside its target: spans must merge.
             taken.insert(0, (definition.start(), definition.end()))
-    _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS)
+    _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS, code=code)
 
 
-def _mentions(scan: MarkdownScan, text: str, line: int, taken: "_Spans") -> None:
+def _mentions(
+    scan: MarkdownScan,
+    text: str,
+    line: int,
+    taken: "_Spans",
+    *,
+    fence: str | None = None,
+    code: "_Spans | None" = None,
+) -> None:
     if "/" not in text:
         return
     for match in _FILE_MENTION.finditer(text):
-        if taken.covers(match.start(1)):
+        start = match.start(1)
+        if taken.covers(start):
             continue
-        path = match.group(1)
-        scan.mentions.append(Mention(path, SourceRange(line, match.start(1), line, match.end(1))))
+        where = SourceRange(line, start, line, match.end(1))
+        inline = code is not None and code.covers(start)
+        scan.mentions.append(Mention(match.group(1), where, fence, inline))
 
 
 class _Spans:

@@ -333,6 +333,55 @@ CASES = [
         executable=("scripts/extract.py",),
     ),
     Case(
+        "missing-file-reference",
+        False,
+        # A glob that matches nothing, a brace list with one file missing, a path in a
+        # shell block and a plain mention in prose of files the skill lacks.
+        {
+            "SKILL.md": body(
+                "Rules live in `references/agents-*-rules.md`.\n"
+                "Run `scripts/docx-extract.{sh,ps1}`.\n"
+                "```bash\nbash scripts/setup.sh\n```\n"
+                "Then read references/usage.md.\n"
+            ),
+            "scripts/docx-extract.sh": "#!/bin/sh\n",
+        },
+        [
+            ("missing-file-reference", "warning", 5, "SKILL.md"),
+            ("missing-file-reference", "warning", 6, "SKILL.md"),
+            ("missing-file-reference", "warning", 8, "SKILL.md"),
+            ("missing-file-reference", "warning", 10, "SKILL.md"),
+        ],
+        executable=("scripts/docx-extract.sh",),
+    ),
+    Case(
+        "missing-file-reference",
+        True,
+        # Globs and braces that match; paths of the user's project, illustrative lists,
+        # the repository root, a file the next block shows, a folder-like word in prose.
+        {
+            "SKILL.md": body(
+                "Rules live in `references/agents-*-rules.md`; run "
+                "`scripts/docx-extract.{sh,ps1}`.\n"
+                "Examples: `scripts/rotate_pdf.py`, `scripts/merge_pdf.py`.\n"
+                "Never include project scripts (e.g., `./scripts/deploy.sh`).\n"
+                "Keep `scripts/release.sh` at the repository root.\n"
+                "Put screenshots in assets/code of your app.\n"
+                '```hcl\nuser_data_file = "scripts/setup-winrm.ps1"\n```\n'
+                "```js\nimport logo from './assets/logo.png'\n```\n"
+                "```markdown\n- **Location**: `scripts/tool.py:15`\n```\n"
+                "### WinRM setup (scripts/setup-winrm.ps1)\n\n"
+                "```powershell\nSet-Item WSMan:\\localhost\n```\n"
+                "Scripts to write, for instance:\n\n- `scripts/lint.sh`\n"
+            ),
+            "references/agents-python-rules.md": "# Python\n",
+            "scripts/docx-extract.sh": "#!/bin/sh\n",
+            "scripts/docx-extract.ps1": "Write-Output 1\n",
+        },
+        [],
+        executable=("scripts/docx-extract.sh",),
+    ),
+    Case(
         "reference-depth",
         False,
         {

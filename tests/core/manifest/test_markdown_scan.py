@@ -42,6 +42,27 @@ def test_mentions_in_prose_code_spans_and_code_blocks() -> None:
     assert mention_path("{baseDir}/scripts/x.sh") == "scripts/x.sh"
 
 
+def test_mentions_keep_globs_braces_and_where_they_were_found() -> None:
+    lines = [
+        "Rules: `references/agents-*-rules.md` and scripts/extract.{sh,ps1}.",
+        "```hcl",
+        'user_data_file = "scripts/setup.ps1"',
+        "```",
+    ]
+    found = [(m.path, m.fence, m.inline) for m in scan_markdown(lines).mentions]
+    assert found == [
+        ("references/agents-*-rules.md", None, True),
+        ("scripts/extract.{sh,ps1}", None, False),
+        ("scripts/setup.ps1", "hcl", False),
+    ]
+
+
+def test_a_long_unclosed_brace_list_is_scanned_once() -> None:
+    with watchdog():
+        scan = scan_markdown(["scripts/a" + "{b" * 100_000, "scripts/" + "." * 200_000 + "{"])
+    assert [m.path for m in scan.mentions] == ["scripts/a"]
+
+
 def test_code_lines_and_dynamic_commands() -> None:
     scan = scan_markdown(TEXT)
     assert scan.code_lines == {2, 3, 4, 6, 7}
@@ -125,6 +146,7 @@ def test_a_line_of_unclosed_suppression_lists() -> None:
 PIECES = [
     *("[", "]", "(", ")", "<", ">", "!", "`", "``", " ", "a", '"', "'", "\x1b", "~~~"),
     *("scripts/", "x.md", "](", "[a](b)", "]:", "<!-- skillkit: ignore["),
+    *("{", "}", "{a,b}", "*", ",", "?"),
 ]
 
 

@@ -19,9 +19,7 @@ from skillkit_core.manifest.spec import (
     ASCII_NAME,
     DESCRIPTION_MAX,
     NAME_MAX,
-    RESERVED_NAME_WORDS,
     SPEC_KEYS,
-    XML_TAG,
 )
 
 
@@ -100,6 +98,11 @@ def _reason(diagnostic: LintDiagnostic) -> str:
     return f"{where}{diagnostic.message} [{diagnostic.rule}]"
 
 
+def _reasons(found: list[LintDiagnostic], rules: frozenset[str]) -> list[str]:
+    """The findings of ``rules`` whatever their severity (each is a refusal)."""
+    return [_reason(d) for d in found if d.rule in rules]
+
+
 def _errors(found: list[LintDiagnostic], rules: frozenset[str]) -> list[str]:
     return [_reason(d) for d in found if d.rule in rules and d.severity == "error"]
 
@@ -109,8 +112,7 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     extra = sorted(set(folder.parsed.fields) - SPEC_KEYS)
     if extra:
         reasons.append(f"keys outside the specification: {', '.join(extra)}")
-    if folder.parsed.had_bom:
-        reasons.append("the file starts with a byte-order mark instead of '---'")
+    reasons += _reasons(found, frozenset({"skill-md-bom"}))
     kinds = sorted({f.kind for f in folder.parsed.yaml_features})
     if kinds:
         named = ", ".join(_YAML_FEATURES.get(kind, kind) for kind in kinds)
@@ -121,15 +123,9 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
 def _claude_api(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     reasons = _errors(found, _SPEC_ERROR_RULES - {"name-folder-mismatch"})
     name = folder.text_value("name") or ""
-    description = folder.text_value("description") or ""
     if name and not ASCII_NAME.fullmatch(name):
         reasons.append(f"name '{name}' must use only a-z, 0-9 and single hyphens")
-    for word in RESERVED_NAME_WORDS:
-        if word in name.lower():
-            reasons.append(f"name must not contain the reserved word '{word}'")
-    for key, value in (("name", name), ("description", description)):
-        if XML_TAG.search(value):
-            reasons.append(f"{key} must not contain XML tags")
+    reasons += _reasons(found, frozenset({"reserved-name-word", "frontmatter-xml-tag"}))
     extra = sorted(set(folder.parsed.fields) - SPEC_KEYS)
     if extra:
         reasons.append(f"upload accepts only the specification's keys; found {', '.join(extra)}")

@@ -202,6 +202,48 @@ CASES = [
     ),
     Case("skill-md-filename", True, {"SKILL.md": skill_md()}, []),
     Case(
+        "skill-md-bom",
+        False,
+        {"SKILL.md": "\ufeff" + skill_md()},
+        [("skill-md-bom", "warning", 1, "SKILL.md")],
+    ),
+    Case("skill-md-bom", True, {"SKILL.md": skill_md() + "\ufeff in the body is no mark\n"}, []),
+    Case(
+        "reserved-name-word",
+        False,
+        {"SKILL.md": skill_md(name="claude-anthropic-helper")},
+        [
+            ("reserved-name-word", "warning", 2, "SKILL.md"),
+            ("reserved-name-word", "warning", 2, "SKILL.md"),
+        ],
+        folder="claude-anthropic-helper",
+    ),
+    Case(
+        "reserved-name-word",
+        True,
+        # Only the name is reserved: the description may name Claude.
+        {"SKILL.md": skill_md(name="review-helper").replace("PDF files.", "Claude's PDFs.")},
+        [],
+        folder="review-helper",
+    ),
+    Case(
+        "frontmatter-xml-tag",
+        False,
+        {"SKILL.md": skill_md().replace("PDF files.", "<b>PDF</b> files.")},
+        [("frontmatter-xml-tag", "warning", 3, "SKILL.md")],
+    ),
+    Case(
+        "frontmatter-xml-tag",
+        True,
+        # A comparison is no tag; tags in the body are the body's business.
+        {
+            "SKILL.md": skill_md(body="<example>ok</example>\n").replace(
+                "PDF files.", "PDFs < 5 MB."
+            )
+        },
+        [],
+    ),
+    Case(
         "non-portable-key",
         False,
         {"SKILL.md": skill_md(extra="when_to_use: When a PDF arrives.\n")},

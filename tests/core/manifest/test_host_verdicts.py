@@ -57,14 +57,24 @@ def test_invalid_yaml_fails_everywhere_with_the_position(tmp_path: Path) -> None
 def test_api_upload_rules_on_names_and_xml(tmp_path: Path) -> None:
     text = skill_md(name="claude-helper").replace("PDF files.", "<b>PDF</b> files.")
     result = verdicts(make_skill(tmp_path, "claude-helper", {"SKILL.md": text}))
-    assert result["claude-api"] == (
-        False,
-        (
-            "name must not contain the reserved word 'claude'",
-            "description must not contain XML tags",
-        ),
-    )
+    # The refusals are the findings of their own rules, so a plain check reports them too.
+    loads, reasons = result["claude-api"]
+    assert not loads
+    assert [reason.rsplit(" [", 1)[-1] for reason in reasons] == [
+        "reserved-name-word]",
+        "frontmatter-xml-tag]",
+    ]
+    assert reasons[0].startswith("line 2: the name contains the reserved word 'claude'")
+    assert reasons[1].startswith("line 3: description contains the XML tag '<b>'")
     assert result["spec"][0] and result["claude-code"][0]
+
+
+def test_a_byte_order_mark_fails_the_strict_validator_through_its_rule(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "\ufeff" + skill_md()})
+    loads, reasons = verdicts(root)["spec"]
+    assert not loads
+    assert len(reasons) == 1 and reasons[0].endswith("[skill-md-bom]")
+    assert all(ok for host, (ok, _) in verdicts(root).items() if host != "spec")
 
 
 def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None:

@@ -223,9 +223,9 @@ def run(
     ] = None,
 ) -> None:
     """Run a skill without building it: ENTRY then scripts/run's arguments, untouched."""
-    from skillkit_core.protocol import run_entry
+    from skillkit_core.protocol.runner import claim_stdout, run_entry
 
-    raise typer.Exit(run_entry(entry, list(ctx.args)))
+    raise typer.Exit(run_entry(entry, list(ctx.args), stdout=claim_stdout()))
 
 
 _Entry = Annotated[str, typer.Argument(metavar="ENTRY", help="path/to/skill.py[:attr]")]

@@ -30,10 +30,10 @@ def main() -> None:
 def _dispatch(words: list[str]) -> int | None:
     if words[:1] == ["run"]:
         # The agent protocol's arguments pass through exactly as given (no option parsing).
-        from skillkit_core.protocol import run_entry
+        from skillkit_core.protocol.runner import claim_stdout, run_entry
 
         rest = words[1:]
-        return run_entry(rest[0] if rest else None, rest[1:])
+        return run_entry(rest[0] if rest else None, rest[1:], stdout=claim_stdout())
     if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
         from skillkit_core.lint.check_command import main_and_exit
 

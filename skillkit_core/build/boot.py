@@ -35,6 +35,8 @@ PURE_MEMBER = "_skillkit_python.zip"
 
 _OS = {"linux": "linux", "darwin": "darwin", "win32": "windows", "cygwin": "windows"}
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
+# Where protocol results go once the protocol has claimed stdout (see _load).
+_out: Any = None
 
 
 def run(config: dict[str, Any]) -> NoReturn:
@@ -65,7 +67,7 @@ def run(config: dict[str, Any]) -> NoReturn:
     definition, main = _load(config)
     gc.freeze()
     gc.enable()
-    code = main(definition, sys.argv[1:])
+    code = main(definition, sys.argv[1:], stdout=_out)
     code_cache.save()
     finish(code)
 
@@ -324,11 +326,13 @@ def _unsupported(config: dict[str, Any], key: str, version: str) -> str:
 
 def _load(config: dict[str, Any]) -> tuple[Any, Any]:
     """The skill's definition and the protocol's ``main``."""
+    global _out
     try:
+        from skillkit_core.protocol.runner import claim_stdout, main
+
+        _out = claim_stdout()  # before the author's module can print
         module = __import__(config["module"])
         definition = getattr(module, config["attr"])
-        from skillkit_core.protocol import main
-
         return definition, main
     except Exception as error:
         _debug()
@@ -492,7 +496,9 @@ def fail(code: str, message: str) -> NoReturn:
     import json
 
     result = {"kind": "error", "error": code, "step": None, "message": message, "retry": False}
-    sys.stdout.write(json.dumps(result, separators=(",", ":")) + "\n")
+    out = _out or sys.stdout
+    out.write(json.dumps(result, separators=(",", ":")) + "\n")
+    out.flush()
     sys.stderr.write(f"skillkit: error[{code}]: {message}\n")
     sys.exit(1)
 

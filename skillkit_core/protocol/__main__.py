@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from skillkit_core.protocol.runner import run_entry
+from skillkit_core.protocol.runner import claim_stdout, run_entry
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    sys.exit(run_entry(arguments[0] if arguments else None, arguments[1:]))
+    entry, rest = (arguments[0], arguments[1:]) if arguments else (None, [])
+    sys.exit(run_entry(entry, rest, stdout=claim_stdout()))

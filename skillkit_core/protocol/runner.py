@@ -71,6 +71,7 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
                 f"the mcp subcommand needs the 'mcp' package, which cannot be imported here "
                 f"({error}); install it (pip install mcp) or use the command line protocol"
             ) from None
+        release_stdout()
         serve(definition, handshake)
         return Reply("", 0)
     if inv.session is not None:
@@ -129,6 +130,48 @@ def _debug_traceback(err: TextIO) -> None:
         import traceback
 
         traceback.print_exc(file=err)
+
+
+_protocol_stdout: TextIO | None = None
+_original_stdout: Any = None
+
+
+def claim_stdout() -> TextIO:
+    """Keep this process's stdout for protocol results; send every other write to stderr.
+
+    Author code (a module printing at import, a prompt function, an action or ``save``
+    calling ``print()``, a child process it starts) must never add a line to what the
+    agent parses. The real stdout is moved to a private descriptor and returned as the
+    protocol's stream; descriptor 1 and ``sys.stdout`` then both lead to stderr. Called
+    once by the process entry points (the built ``scripts/run`` and ``skillkit run``)
+    before any author code runs; later calls return the same stream.
+    """
+    global _protocol_stdout, _original_stdout
+    if _protocol_stdout is None:
+        try:
+            out_fd, err_fd = sys.stdout.fileno(), sys.stderr.fileno()
+        except (AttributeError, ValueError, OSError):
+            return _utf8(sys.stdout)  # no descriptors to move (an embedding host)
+        sys.stdout.flush()
+        private = os.dup(out_fd)
+        os.dup2(err_fd, out_fd)
+        _protocol_stdout = open(private, "w", encoding="utf-8", closefd=True)  # noqa: SIM115
+        _original_stdout, sys.stdout = sys.stdout, sys.stderr
+    return _protocol_stdout
+
+
+def release_stdout() -> None:
+    """Undo :func:`claim_stdout` (the MCP SDK's stdio transport claims descriptor 1 the
+    same way itself while it serves, and needs it pointing at the real stdout to do so)."""
+    if _protocol_stdout is None or sys.stdout is _original_stdout:
+        return
+    _protocol_stdout.flush()
+    os.dup2(_protocol_stdout.fileno(), _original_stdout.fileno())
+    sys.stdout = _original_stdout
+    # What author code prints while the transport serves then reaches stderr line by line
+    # (block buffering would hold it until exit, which a client's kill never gives).
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(line_buffering=True)
 
 
 def _utf8(stream: Any) -> TextIO:

@@ -87,8 +87,8 @@ def compatible(interpreter_kind: str, extension_kind: str) -> bool:
 # Programs that run a script named after them (``python x.py``, ``uv run x.py``,
 # ``node server.cjs``): a script started that way needs no ``#!`` line.
 _RUNNERS = (
-    r"python[\d.]*|py|pypy[\d.]*|uv\s+run|uvx|pipx\s+run|poetry\s+run\s+python[\d.]*"
-    r"|node(?:js)?|deno(?:\s+run)?|bun(?:\s+run)?|tsx|ts-node|npx\s+(?:tsx|ts-node)"
+    r"python[\d.]*|py|pypy[\d.]*|uv[ \t]+run|uvx|pipx[ \t]+run|poetry[ \t]+run[ \t]+python[\d.]*"
+    r"|node(?:js)?|deno(?:[ \t]+run)?|bun(?:[ \t]+run)?|tsx|ts-node|npx[ \t]+(?:tsx|ts-node)"
     r"|(?:ba|z|da|k)?sh|source|ruby|perl|php|Rscript|lua|luajit|pwsh|powershell"
 )
 _PEP_723 = re.compile(r"^# /// script\s*$", re.MULTILINE)
@@ -131,8 +131,8 @@ def states_interpreter(name: str, texts: list[str]) -> bool:
     x.py``, ``node "$DIR/server.cjs"`` (options between the two allowed)."""
     pattern = re.compile(
         rf"(?<![\w.\-/])(?:{_RUNNERS})"  # the program
-        r"(?:\s+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
-        rf"\s+[\"']?[^\s\"'`;|&]*?(?<![\w.\-]){re.escape(name)}(?![\w.\-])"
+        r"(?:[ \t]+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
+        rf"[ \t]+[\"']?[^\s\"'`;|&]*?(?<![\w.\-]){re.escape(name)}(?![\w.\-])"
     )
     return any(name in text and pattern.search(text) for text in texts)
 

@@ -66,6 +66,13 @@ def _neighbours(folder: SkillFolder, script: FolderFile) -> tuple[list[str], lis
     return documents, scripts
 
 
+def run_by_interpreter(folder: SkillFolder, file: FolderFile) -> bool:
+    """Whether the skill says which interpreter runs ``file`` (``uv run scripts/x.py``,
+    ``node server.cjs``), so the script is never run by its path."""
+    documents, _ = _neighbours(folder, file)
+    return states_interpreter(file.relative.rsplit("/", 1)[-1], documents)
+
+
 def _needs_shebang(folder: SkillFolder, file: FolderFile, text: str) -> bool:
     name = file.relative.rsplit("/", 1)[-1]
     if is_test_file(name) or is_browser_script(name, text):

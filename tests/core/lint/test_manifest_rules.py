@@ -558,6 +558,17 @@ CASES = [
         executable=("scripts/extract.py",),
     ),
     Case(
+        "script-not-executable",
+        False,
+        # Run by its path ('./scripts/list.sh'): the bit matters; run with uv, it does not.
+        {
+            "SKILL.md": body("```bash\n./scripts/list.sh aws\nuv run scripts/extract.py\n```\n"),
+            "scripts/list.sh": "#!/usr/bin/env bash\nls\n",
+            "scripts/extract.py": SHEBANG_PY,
+        },
+        [("script-not-executable", "warning", 1, "list.sh")],
+    ),
+    Case(
         "script-interpreter-mismatch",
         False,
         {"SKILL.md": skill_md(), "scripts/report.py": "#!/bin/bash\necho hi\n"},

@@ -2,8 +2,9 @@
 
 Edges come from literal targets (``next="x"``, branches, ``on_max_visits``) and, for a
 callable ``next``, from the strings it can return that name a step or a
-``subskill:``/``topic:`` route (see `returned_strings`). The engine, the linter and the
-language server all read it.
+``subskill:``/``topic:`` route (see `returned_strings`), and every registered sub-skill or
+topic when it builds a route from the bare prefix (``f"subskill:{intent}"``). The
+engine, the linter and the language server all read it.
 """
 
 from __future__ import annotations
@@ -256,7 +257,10 @@ def analyze(definition: SkillDefinition, *, reader: SourceReader | None = None) 
 
 
 def _step_edges(
-    step: StepDefinition, names: frozenset[str], reader: SourceReader | None
+    step: StepDefinition,
+    names: frozenset[str],
+    reader: SourceReader | None,
+    registered: tuple[str, ...] = (),
 ) -> tuple[list[Edge], list[str], bool]:
     edges: list[Edge] = []
     routes: list[str] = []
@@ -278,12 +282,21 @@ def _step_edges(
     elif callable(nxt) and not isinstance(nxt, Terminal):
         strings = returned_strings(nxt, reader)
         hits = [s for s in strings if s in names or s == "self" or _is_route(s)]
-        for s in sorted(hits):
+        hits += _built_routes(nxt, registered)
+        for s in sorted(set(hits)):
             add(s, "dynamic")
         opaque = not hits
     if step.on_max_visits is not None:
         add(step.on_max_visits, "max_visits")
     return edges, routes, opaque
+
+
+def _built_routes(fn: Callable[..., Any], registered: tuple[str, ...]) -> list[str]:
+    """The registered routes a callable can build at run time: ``f"subskill:{name}"`` (or
+    ``"topic:" + name``) compiles to the bare prefix, which then reaches every sub-skill
+    (or topic) registered."""
+    prefixes = {s for s in callable_strings(fn) if s in (SUBSKILL_PREFIX, TOPIC_PREFIX)}
+    return [route for route in registered if route.startswith(tuple(prefixes))] if prefixes else []
 
 
 def _is_route(value: str) -> bool:
@@ -299,8 +312,11 @@ def _build(definition: SkillDefinition, reader: SourceReader | None) -> SkillGra
     edges: list[Edge] = []
     routes: dict[str, tuple[str, ...]] = {}
     opaque: set[str] = set()
+    registered = tuple(f"{SUBSKILL_PREFIX}{s.name}" for s in definition.subskills) + tuple(
+        f"{TOPIC_PREFIX}{t.name}" for t in definition.topics
+    )
     for step in steps.values():
-        step_edges, step_routes, step_opaque = _step_edges(step, names, reader)
+        step_edges, step_routes, step_opaque = _step_edges(step, names, reader, registered)
         edges.extend(step_edges)
         routes[step.name] = tuple(dict.fromkeys(step_routes))
         if step_opaque:

@@ -11,7 +11,13 @@ import re
 from typing import Any
 
 from skillkit_core.simulate.preview import PARAMS_EXAMPLE, PARAMS_GIVEN, SkillPreview, StepPreview
-from skillkit_core.simulate.report import SimulatedRun, SimulationReport, TransitionRecord, Turn
+from skillkit_core.simulate.report import (
+    Exploration,
+    SimulatedRun,
+    SimulationReport,
+    TransitionRecord,
+    Turn,
+)
 from skillkit_core.simulate.tiers import TierView
 
 _BACKTICKS = re.compile(r"`+")
@@ -196,6 +202,7 @@ def _simulation_header(report: SimulationReport) -> str:
     source = " (an example generated from the params schema)" if report.params_generated else ""
     lines.append(f"- Params: {_inline(report.params)}{source}")
     lines += [f"- Note: {note}" for note in report.notes if not note.startswith("params are")]
+    lines += [f"- Missing schema: {gap}" for gap in report.schema_gaps]
     return "\n".join(lines)
 
 
@@ -274,11 +281,13 @@ def _summary(run: SimulatedRun) -> str:
 
 
 def _paths_table(report: SimulationReport) -> str:
-    ended = (
-        f"stopped at the bound of {report.max_paths}; more paths exist"
-        if report.bound_reached
-        else "every alternative explored"
-    )
+    explored = report.exploration
+    if explored is None or explored.complete:
+        ended = "every alternative explored"
+    elif report.bound_reached:
+        ended = f"stopped at the bound of {report.max_paths}; more paths exist"
+    else:
+        ended = "not every alternative was explored; see below"
     lines = [
         f"## Paths\n\n{len(report.runs)} distinct path(s) ({ended}).",
         "",
@@ -286,8 +295,40 @@ def _paths_table(report: SimulationReport) -> str:
         "| --- | --- | --- | --- |",
     ]
     for index, run in enumerate(report.runs, start=1):
-        choices = "; ".join(run.decisions).replace("|", "\\|") or "—"
-        lines.append(f"| {index} | {' → '.join(run.path)} | {run.status} | {choices} |")
+        choices = _cell("; ".join(run.decisions)) or "—"
+        result = run.status if run.error is None else f"error: {_cell(run.error)}"
+        lines.append(f"| {index} | {' → '.join(run.path)} | {result} | {choices} |")
+    if explored is not None and not explored.complete:
+        lines += ["", _unexplored(explored, report.max_paths)]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """``text`` fit for one table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _unexplored(explored: Exploration, bound: int) -> str:
+    lines = ["Not explored:", ""]
+    for item in explored.unvaried:
+        values = ", ".join(f"`{json.dumps(v)}`" for v in item.missing)
+        lines.append(f"- `{item.choice}` never took {values}: {item.reason}")
+    if explored.unreached:
+        lines.append(
+            f"- steps no run reached: {_names(explored.unreached)} (see the coverage below)"
+        )
+    for edge in explored.untaken:
+        lines.append(
+            f"- no run went `{edge.source}` → `{edge.target}` ({edge.kind}): no generated "
+            "answer made its condition hold (steer it with --choose or a responses fixture)"
+        )
+    for step in explored.opaque:
+        lines.append(
+            f"- `{step}` decides its next step in code that names no step, so where else it "
+            "may go is unknown"
+        )
+    if explored.bound_reached:
+        lines.append(f"- more paths exist beyond the bound of {bound} (raise --max-paths)")
     return "\n".join(lines)
 
 

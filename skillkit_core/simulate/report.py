@@ -103,6 +103,13 @@ class SimulatedRun:
     redirected_to: dict[str, str] | None
 
     @property
+    def error(self) -> str | None:
+        """The message of the error result the run ended with."""
+        if self.status != "error" or not self.final:
+            return None
+        return str(self.final.get("message") or self.final.get("error") or "error")
+
+    @property
     def visits(self) -> dict[str, int]:
         return dict(Counter(self.path))
 
@@ -174,6 +181,49 @@ class Coverage:
         }
 
 
+@dataclass(frozen=True)
+class Unvaried:
+    """A routing choice whose values the runs did not all try."""
+
+    choice: str
+    """``step.field`` or ``params.field``."""
+    missing: tuple[Any, ...]
+    """The values no run gave it."""
+    reason: str
+
+    def to_data(self) -> dict[str, Any]:
+        return {"choice": self.choice, "missing": list(self.missing), "reason": self.reason}
+
+
+@dataclass
+class Exploration:
+    """Whether ``all_paths`` explored every alternative, and what it left out if not."""
+
+    unvaried: list[Unvaried] = field(default_factory=list)
+    unreached: list[str] = field(default_factory=list)
+    """Steps the graph can reach that no run reached."""
+    untaken: list[GraphEdge] = field(default_factory=list)
+    """Written transitions (``next``, branches, guards) of reached steps no run took."""
+    opaque: list[str] = field(default_factory=list)
+    """Reached steps whose callable ``next`` names no step: their alternatives are unknown."""
+    bound_reached: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not (
+            self.unvaried or self.unreached or self.untaken or self.opaque or self.bound_reached
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "complete": self.complete,
+            "unvaried": [u.to_data() for u in self.unvaried],
+            "unreached": self.unreached,
+            "untaken": [e.to_data() for e in self.untaken],
+            "opaque": self.opaque,
+        }
+
+
 @dataclass
 class SimulationReport:
     """Everything ``simulate`` found: the runs, and coverage for ``all_paths``."""
@@ -192,6 +242,10 @@ class SimulationReport:
     bound_reached: bool = False
     max_paths: int = DEFAULT_MAX_PATHS
     notes: list[str] = field(default_factory=list)
+    schema_gaps: list[str] = field(default_factory=list)
+    """Steps without a response schema whose answer routing reads (see ``routing``)."""
+    exploration: Exploration | None = None
+    """For ``all_paths``: what was and was not explored."""
 
     @property
     def ok(self) -> bool:
@@ -212,6 +266,8 @@ class SimulationReport:
             "boundReached": self.bound_reached,
             "maxPaths": self.max_paths,
             "notes": self.notes,
+            "schemaGaps": self.schema_gaps,
+            "exploration": self.exploration.to_data() if self.exploration else None,
             "runs": [run.to_data() for run in self.runs],
             "coverage": self.coverage.to_data(),
         }

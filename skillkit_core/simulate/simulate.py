@@ -33,11 +33,14 @@ from skillkit_core.simulate.examples import variants as example_variants
 from skillkit_core.simulate.report import (
     DEFAULT_MAX_PATHS,
     Decision,
+    Exploration,
     SimulatedRun,
     SimulationReport,
     Turn,
+    Unvaried,
 )
 from skillkit_core.simulate.responses import NO_ANSWER, fixture_answer, load_responses
+from skillkit_core.simulate.routing import MISSING, PARAMS, Routing, routing, value_at
 from skillkit_core.simulate.steering import PathGuide, resolve_choices
 from skillkit_core.simulate.stubs import CopyOptions, Recorder, simulation_copy
 from skillkit_core.simulate.transcript import records
@@ -138,13 +141,59 @@ async def simulate_async(
         all_paths=all_paths,
         max_paths=max_paths,
         notes=simulator.notes(),
+        schema_gaps=[gap.describe() for gap in simulator.routing.gaps],
     )
     if all_paths:
         report.runs, report.bound_reached = await simulator.explore(max_paths)
     else:
         report.runs = [(await simulator.run())[0]]
     report.coverage = coverage(definition, report.runs)
+    if all_paths:
+        report.exploration = exploration(simulator, report)
     return report
+
+
+def exploration(simulator: Simulator, report: SimulationReport) -> Exploration:
+    """What ``all_paths`` left out: routing choices not given every value, steps the
+    graph can reach that no run reached, reached steps whose routing names no step."""
+    found = Exploration(bound_reached=report.bound_reached)
+    given = simulator.given
+    for choice in simulator.routing.choices:
+        if choice.owner == PARAMS:
+            tried = [value_at(simulator.params, choice.point.path)]
+            reason = (
+                "params stay the same in every run; simulate again with --params giving it "
+                "each value"
+            )
+        else:
+            decisions = given.get(choice.owner, [])
+            if not decisions:
+                continue  # the step itself stayed unreached: reported as such
+            tried = [value_at(d.data, choice.point.path) for d in decisions]
+            fixed = any(d.source == "fixture" for d in decisions)
+            reason = (
+                "the responses fixture answers this step"
+                if fixed
+                else "no valid generated answer gave it (a validator may tie it to other "
+                "fields); give one in a responses fixture"
+            )
+        missing = tuple(v for v in choice.point.values if v not in tried and v is not MISSING)
+        if missing:
+            readers = ", ".join(f"`{r}`" for r in choice.readers)
+            found.unvaried.append(
+                Unvaried(choice.label, missing, f"{reason} (read by the routing of {readers})")
+            )
+    unreachable = set(report.coverage.unreachable_steps)
+    found.unreached = [s for s in report.coverage.uncovered_steps if s not in unreachable]
+    visited = {name for run in report.runs for name in run.path}
+    # A callable's edges are read from its code and may never be taken: not counted.
+    found.untaken = [
+        edge
+        for edge in report.coverage.uncovered_transitions
+        if edge.kind != "dynamic" and edge.source in visited
+    ]
+    found.opaque = [name for name in simulator.opaque_steps() if name in visited]
+    return found
 
 
 def _check_request(
@@ -267,6 +316,17 @@ class Simulator:
         prompt_less = frozenset(n for n, s in self.steps.items() if not s.has_prompt)
         self.guide = PathGuide(tuple(path), prompt_less)
         self.steering = resolve_choices(definition, self.steps, choose or {})
+        self.routing: Routing = routing(definition)
+        self.given: dict[str, list[Decision]] = {}
+        """Every answer given or probed per step, in every run (kept or not)."""
+
+    def opaque_steps(self) -> list[str]:
+        """Steps (``sub/step`` in a sub-skill) whose callable ``next`` names no step or
+        route, so the graph cannot tell where they may go."""
+        found = list(analyze_source(self.definition).opaque)
+        for sub in self.definition.subskills:
+            found += [f"{sub.name}/{name}" for name in analyze_source(sub.definition).opaque]
+        return found
 
     def _params(self, params: Any) -> tuple[Any, bool]:
         if params is not None or self.definition.params is None:
@@ -362,6 +422,7 @@ class Simulator:
             if alternatives:
                 branches.append((len(turns), alternatives))
             turn = Turn(result.step, visit, result.to_wire(), decision)
+            self.given.setdefault(result.step, []).append(decision)
             result = await engine.advance(result.step, decision.data)
             turn.transitions, turn.actions = records(self.recorder.take(), result, self.steps)
             turns.append(turn)
@@ -401,14 +462,20 @@ class Simulator:
         if not steered and not (plan.explore and len(candidates) > 1):
             return candidates[0], []
         outcomes = [(c, await self._probe(engine, step, c.data)) for c in candidates]
+        # A probed answer was tried: it leads where the outcome says, like the one kept.
+        self.given.setdefault(step, []).extend(c for c, o in outcomes if not o.retry)
         if target or follow_path:
             return self._steered(engine, step, outcomes, target), []
         if plan.stop_at:
             return self._towards(step, outcomes, plan.stop_at), []
+        # Answers that lead the same way now may still part later, when routing reads
+        # one of their closed fields from the store: those fields' values keep apart.
+        read = [choice.point.path for choice in self.routing.of_step(step) if choice.later]
         groups: dict[tuple[Any, ...], Decision] = {}
         for candidate, outcome in outcomes:
             if not outcome.retry:
-                groups.setdefault(outcome.key, candidate)
+                values = tuple(canonical(value_at(candidate.data, p)) for p in read)
+                groups.setdefault((outcome.key, values), candidate)
         chosen, *others = list(groups.values()) or [candidates[0]]
         explored = [replace(o, source="explore", note=f"{o.note}; another path") for o in others]
         return chosen, explored
@@ -432,14 +499,19 @@ class Simulator:
                 return replace(
                     candidate, source="path", note=f"{candidate.note}; follows the given path"
                 )
-        reached = sorted(
-            {o.route or (o.entered[0] if o.entered else f"({o.kind})") for _, o in outcomes}
-        )
-        wanted = f"'{target}'" if target else f"the given path ({' → '.join(self.guide.path)})"
+        reached = sorted({_lead(o) for _, o in outcomes})
+        if target is not None:
+            wanted = f"to '{target}'"
+        else:
+            done = self.guide.consumed(engine.path) or 0
+            ahead = self.guide.path[done] if done < len(self.guide.path) else None
+            where = f"on to '{ahead}', the next step of" if ahead else "along"
+            wanted = f"{where} the given path ({' → '.join(self.guide.path)})"
         raise SimulationError(
-            f"no generated response for step '{step}' leads to {wanted}; they lead to: "
+            f"no generated response for step '{step}' leads {wanted}; they lead to: "
             f"{', '.join(reached)}. Give one in a responses fixture, or check the branch "
             "conditions"
+            + "".join(f". {gap.describe()}" for gap in self.routing.gaps if gap.step == step)
         )
 
     def _towards(self, step: str, outcomes: list[tuple[Decision, _Outcome]], goal: str) -> Decision:
@@ -527,6 +599,17 @@ class Simulator:
                 for alternative in reversed(alternatives):
                     stack.append((*used[:index], alternative))
         return runs, bool(stack)
+
+
+def _lead(outcome: _Outcome) -> str:
+    """Where a probed answer went, in words: a step, a route, the end, or the error."""
+    if outcome.route:
+        return outcome.route
+    if outcome.error:
+        return f"an error ({outcome.error})"
+    if outcome.kind == "done":
+        return "the end of the skill" + (f" after {outcome.entered[0]}" if outcome.entered else "")
+    return outcome.entered[0] if outcome.entered else f"({outcome.kind})"
 
 
 _UNANSWERED = Decision(None, "none", "not answered: the preview stopped here", "none")

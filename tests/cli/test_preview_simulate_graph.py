@@ -132,7 +132,7 @@ def test_preview_of_a_half_written_skill_shows_its_problems(tmp_path) -> None:
             "error[usage]: --choose takes step=value",
         ),
         (["simulate", DEPLOY_CHECK, "--choose", "verify=maybe"], "safe: true, false"),
-        (["simulate", DEPLOY_CHECK, "--path", "choose,deploy"], "leads to the given path"),
+        (["simulate", DEPLOY_CHECK, "--path", "choose,deploy"], "leads on to 'deploy', the next"),
         (["simulate", DEPLOY_CHECK, "--all-paths", "--run-actions"], "one path at a time"),
         (["graph", DEPLOY_CHECK, "--format", "gif"], "error[usage]: unknown graph format 'gif'"),
     ],

@@ -46,13 +46,14 @@ def test_sub_skills_are_clusters_and_topics_are_notes(help_desk) -> None:
     clusters = {n.id: n.cluster for n in diagram.nodes}
     assert clusters["doctor/gate"] == "cluster_doctor"
     assert clusters["topic:auth"] == "cluster_topics"
-    # _route builds its targets with f-strings: the dispatcher's routes are drawn as guesses.
+    # _route builds f"subskill:{intent}" and f"topic:{intent}": every registered sub-skill
+    # and topic is a route it can take, read by the graph analysis (not a guess).
     routes = {(a.target, a.label, a.style) for a in diagram.arrows if a.source == "classify"}
     assert routes == {
-        ("doctor/diagnose", "_route()?", "dynamic"),
-        ("setup/configure", "_route()?", "dynamic"),
-        ("topic:rate-limits", "_route()?", "dynamic"),
-        ("topic:auth", "_route()?", "dynamic"),
+        ("doctor/diagnose", "_route()", "dynamic"),
+        ("setup/configure", "_route()", "dynamic"),
+        ("topic:rate-limits", "_route()", "dynamic"),
+        ("topic:auth", "_route()", "dynamic"),
     }
     gate = {a.target for a in diagram.arrows if a.source == "doctor/gate"}
     assert gate >= {"doctor/report-issues", "doctor/report-clean"}

@@ -250,7 +250,8 @@ def test_path_steers_branches_and_loops(get_to_know_you, repo_doctor) -> None:
 
 
 def test_impossible_paths_are_clear_errors(deploy_check) -> None:
-    with pytest.raises(SimulationError, match="leads to the given path"):
+    # The error names the step the path wants next; 'deploy' is on the path, not "unreached".
+    with pytest.raises(SimulationError, match="leads on to 'deploy', the next step of the given"):
         simulate(deploy_check, path=["choose", "deploy"])
     with pytest.raises(SimulationError, match="starts at 'choose'"):
         simulate(deploy_check, path=["verify"])

@@ -36,7 +36,12 @@ def _markdown_targets(
 
 
 def _is_reference(folder: SkillFolder, relative: str, manifest: str) -> bool:
-    return relative.lower().endswith(".md") and relative != manifest and folder.is_file(relative)
+    """A markdown file of the skill an agent may read: not SKILL.md, and not the skill
+    folder's own README.md (written for people browsing the repository; a reference's
+    'Back to the README' link is navigation, not a deeper reference)."""
+    if not relative.lower().endswith(".md") or relative in (manifest, "README.md"):
+        return False
+    return folder.is_file(relative)
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:

@@ -460,6 +460,17 @@ CASES = [
         [],
     ),
     Case(
+        "reference-depth",
+        True,
+        # The skill folder's README.md is for people; a link back to it is navigation.
+        {
+            "SKILL.md": body("Read [the guide](references/guide.md).\n"),
+            "references/guide.md": "# Guide\n\n> **Back to:** [Main README](../README.md)\n",
+            "README.md": "# A skill\n",
+        },
+        [],
+    ),
+    Case(
         "body-too-long",
         False,
         {"SKILL.md": body("x\n" * 600)},

@@ -74,9 +74,20 @@ class Schema:
             return None
         return self._problem
 
-    def validate(self, data: Any) -> Any:
-        """Validate plain data; raises ``pydantic.ValidationError`` on failure."""
+    def validate(self, data: Any, *, forbid_extra: bool = False) -> Any:
+        """Validate plain data; raises ``pydantic.ValidationError`` on failure.
+
+        With ``forbid_extra`` (for what an agent sends: responses and params), a key the
+        schema does not declare is an error instead of being dropped silently, unless the
+        author's model sets its own ``extra`` policy (``ConfigDict(extra="allow")``).
+        """
+        if forbid_extra and not self._sets_extra_policy():
+            return self.adapter.validate_python(data, extra="forbid")
         return self.adapter.validate_python(data)
+
+    def _sets_extra_policy(self) -> bool:
+        config = getattr(self.source, "model_config", None)
+        return isinstance(config, dict) and "extra" in config
 
     def dump(self, value: Any) -> Any:
         """Turn a validated value back into plain JSON data."""
@@ -122,10 +133,17 @@ def _known_good(source: Any) -> bool:
     return False
 
 
+# pydantic's error types for a key the schema does not declare (models, dataclasses).
+_EXTRA_KEY_ERRORS = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
+
+
 def format_validation_error(error: Any) -> str:
     """One line per problem, each with its field path (pydantic's message kept)."""
     lines = []
     for item in error.errors(include_url=False):
         loc = ".".join(str(part) for part in item.get("loc", ())) or "(root)"
+        if item.get("type") in _EXTRA_KEY_ERRORS:
+            lines.append(f"{loc}: not a field of the schema; leave it out")
+            continue
         lines.append(f"{loc}: {item.get('msg', 'invalid')}")
     return "; ".join(lines) if lines else str(error)

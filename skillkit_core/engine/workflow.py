@@ -277,7 +277,7 @@ class WorkflowEngine:
         from pydantic import ValidationError
 
         try:
-            return step.response.validate(output)
+            return step.response.validate(output, forbid_extra=True)
         except ValidationError as error:
             message = format_validation_error(error)
             self._failures[step.name] += 1
@@ -647,7 +647,7 @@ def validate_params(definition: SkillDefinition, params: Any) -> tuple[Any, Any]
     from pydantic import ValidationError
 
     try:
-        value = definition.params.validate(params if params is not None else {})
+        value = definition.params.validate(params if params is not None else {}, forbid_extra=True)
     except ValidationError as error:
         raise ParamsError(
             f"{where(definition.name)}invalid params: {format_validation_error(error)}"

@@ -59,7 +59,7 @@ async def test_validation_error_keeps_the_run_where_it_was() -> None:
         "kind": "error",
         "error": "validation",
         "step": "a",
-        "message": "name: Field required",
+        "message": "name: Field required; nom: not a field of the schema; leave it out",
         "retry": True,
     }
     assert run.current == "a" and not run.store.steps.ran("a")

@@ -61,9 +61,13 @@ class StepProgress:
 
 def print_summary(result: BuildResult, console: Any) -> None:
     """Files written with their sizes, platforms, time, then every warning."""
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"Built {result.skill} → {result.out_dir}", title_justify="left")
+    # Paths and messages are never folded by rich (a narrow table's title broke the path
+    # mid-word): the terminal wraps them, and a copied path stays whole.
+    console.print(f"Built {result.skill} → {result.out_dir}", markup=False, soft_wrap=True)
+    table = Table()
     table.add_column("File")
     table.add_column("Size", justify="right")
     for name, size in summary_rows(result.files):
@@ -76,7 +80,7 @@ def print_summary(result: BuildResult, console: Any) -> None:
     targets = ", ".join(result.targets)
     console.print(f"Mode {result.mode}, targets {targets}; {result.seconds:.1f} s")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
 
 
 def summary_rows(files: list[tuple[str, int]]) -> list[tuple[str, int]]:

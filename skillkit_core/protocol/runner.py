@@ -57,7 +57,7 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
     if inv.help:
         from skillkit_core.protocol.help import help_text
 
-        return Reply("", 0, text=help_text(definition, inv.help_topic, inv.subskill))
+        return Reply(help_text(definition, inv.help_topic, inv.subskill), 0)
     if inv.command in ("topics", "topic"):
         return _topics(definition, inv)
     from skillkit_core.protocol.engines import make_handshake
@@ -198,8 +198,7 @@ def run_entry(
     err = stderr or _utf8(sys.stderr)
     if entry is None or entry in ("-h", "--help"):
         if entry is not None or "--help" in argv or "-h" in argv:
-            err.write(ENTRY_USAGE)
-            return 0
+            return emit(Reply(ENTRY_USAGE, 0), out, err)
         missing = error_wire("usage", "no ENTRY given: " + " ".join(ENTRY_USAGE.split()))
         return emit(result_reply(missing), out, err)
     try:

@@ -47,3 +47,23 @@ def test_a_binary_builds_program_folder_is_one_summary_row() -> None:
     files = [("SKILL.md", 3), ("bin/x-linux-x64/x", 10), ("bin/x-linux-x64/_internal/a.so", 5)]
     assert summary_rows(files) == [("SKILL.md", 3), ("bin/x-linux-x64/ (2 files)", 15)]
     assert [human_size(n) for n in (500, 1536, 13 << 20)] == ["500 B", "1.5 KB", "13.0 MB"]
+
+
+def test_the_summary_never_folds_a_path_or_a_warning_mid_word(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from skillkit_core.build.pipeline import BuildResult
+    from skillkit_core.build.report import print_summary
+
+    out_dir = tmp_path / "a-rather-long-folder-name" / "[not markup]" / "deploy-check"
+    warning = f"references/ of {out_dir} holds notes.md, which nothing mentions"
+    result = BuildResult(
+        out_dir, "deploy-check", "pyz", ("linux-x64",), [("SKILL.md", 3200)], [warning]
+    )
+    text = io.StringIO()
+    print_summary(result, Console(file=text, width=40, highlight=False, color_system=None))
+    lines = text.getvalue().splitlines()
+    assert lines[0] == f"Built deploy-check → {out_dir}"
+    assert f"warning: {warning}" in lines

@@ -1,4 +1,5 @@
-"""``--help`` for every subcommand (stderr, exit 0), and ``topics`` / ``topic NAME``."""
+"""``--help`` for every subcommand (stdout, newline-terminated, exit 0), and ``topics`` /
+``topic NAME``."""
 
 from __future__ import annotations
 
@@ -26,15 +27,17 @@ from tests.protocol.support import DEPLOY_CHECK, HANDBOOK, HELP_DESK, TRIAGE, ru
         (DEPLOY_CHECK, ["--help"], "steps: choose, verify, deploy, abort"),
     ],
 )
-def test_help_goes_to_stderr_with_exit_0(entry: str, args: list[str], expected: str) -> None:
+def test_help_goes_to_stdout_with_a_final_newline_and_exit_0(
+    entry: str, args: list[str], expected: str
+) -> None:
     call = run(entry, *args)
     assert call.code == 0, call.describe()
-    assert call.stdout == ""
-    assert expected in call.stderr
+    assert call.stderr == ""
+    assert expected in call.stdout and call.stdout.endswith("\n")
 
 
 def test_overview_lists_subskills_and_topics() -> None:
-    text = run(TRIAGE, "--help").stderr
+    text = run(TRIAGE, "--help").stdout
     assert "fix [start|advance]" in text and "notify [start|advance]" in text
     assert "fix/: investigate, check, patch, close" in text
     assert "policy: Release policy" in text
@@ -42,7 +45,7 @@ def test_overview_lists_subskills_and_topics() -> None:
 
 def test_skillkit_run_passes_help_through() -> None:
     call = run(TRIAGE, "advance", "--help", via="skillkit")
-    assert call.code == 0 and "usage: scripts/run advance" in call.stderr
+    assert call.code == 0 and "usage: scripts/run advance" in call.stdout
 
 
 def test_topics_lists_one_name_and_label_per_line() -> None:

@@ -309,7 +309,7 @@ def test_usage_errors_are_json_with_exit_1_and_help_is_exit_0() -> None:
         call = run(TRIAGE, *args)
         assert call.code == 1 and call.json["error"] == "usage", call.describe()
     helped = run(TRIAGE, "advance", "--help")
-    assert helped.code == 0 and helped.stdout == "" and "usage:" in helped.stderr
+    assert helped.code == 0 and helped.stderr == "" and "usage:" in helped.stdout
 
 
 def test_no_traceback_unless_debugging(tmp_path: Path) -> None:

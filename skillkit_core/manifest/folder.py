@@ -261,6 +261,28 @@ class SkillFolder:
             return True
         return not self._complete and os.path.isfile(os.path.join(self.root, relative))
 
+    @cached_property
+    def documents(self) -> list[tuple[str, str, bool]]:
+        """``(relative path, text, is a script)`` of the folder's markdown files and
+        scripts (a file under ``scripts/`` or with a script extension), SKILL.md first:
+        where a skill says how its scripts run. Read once per check."""
+        from skillkit_core.manifest.scripts import EXTENSIONS
+
+        found = [(self.manifest_name, self.parsed.text, False)]
+        for file in self.files:
+            if file.relative == self.manifest_name:
+                continue
+            name = file.relative.rsplit("/", 1)[-1]
+            dot = name.rfind(".")
+            extension = name[dot:].lower() if dot > 0 else ""
+            script = extension in EXTENSIONS or file.relative.startswith("scripts/")
+            if not script and extension not in (".md", ".markdown"):
+                continue
+            text = self.read_text(file)
+            if text is not None:
+                found.append((file.relative, text, script))
+        return found
+
     def matches(self, pattern: str) -> bool:
         """True when a file or folder here matches the glob ``pattern`` (``*``, ``?``,
         ``[...]``; relative to the folder, ``/``-separated)."""

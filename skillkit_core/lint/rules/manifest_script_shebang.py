@@ -46,24 +46,12 @@ def runnable_scripts(folder: SkillFolder) -> Iterator[tuple[FolderFile, str]]:
 def _neighbours(folder: SkillFolder, script: FolderFile) -> tuple[list[str], list[str]]:
     """The texts that may say how ``script`` runs (SKILL.md, the folder's other markdown
     files and scripts) and, among them, the other scripts."""
-    documents = [folder.parsed.text]
-    scripts = []
-    for file in folder.files:
-        if file.relative in (script.relative, folder.manifest_name):
-            continue
-        name = file.relative.rsplit("/", 1)[-1]
-        dot = name.rfind(".")
-        extension = name[dot:].lower() if dot > 0 else ""
-        is_script = extension in EXTENSIONS or file.relative.startswith("scripts/")
-        if extension not in (".md", ".markdown") and not is_script:
-            continue
-        text = folder.read_text(file)
-        if text is None:
-            continue
-        documents.append(text)
-        if is_script:
-            scripts.append(text)
-    return documents, scripts
+    others = [
+        (text, is_script)
+        for relative, text, is_script in folder.documents
+        if relative != script.relative
+    ]
+    return [text for text, _ in others], [text for text, is_script in others if is_script]
 
 
 def run_by_interpreter(folder: SkillFolder, file: FolderFile) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from skillkit_core.hosts import Handshake
 from skillkit_core.primitives.base import PreambleRow
-from skillkit_core.primitives.registry import PRIMITIVES, resolve_tools
+from skillkit_core.primitives.registry import PRIMITIVES, resolve_choices
 
 NO_TOOL = "—"
 
@@ -45,9 +45,9 @@ def _intro(skill_name: str | None) -> str:
 
 def preamble_rows(handshake: Handshake) -> list[PreambleRow]:
     """The table rows for ``handshake``: system, prompt, each primitive, rendered."""
-    tools = resolve_tools(handshake)
+    choices = resolve_choices(handshake)
     rows = [_SYSTEM_ROW, _PROMPT_ROW]
-    rows += [spec.preamble_row(tools[spec.tag]) for spec in PRIMITIVES]
+    rows += [spec.preamble_row(*choices[spec.tag]) for spec in PRIMITIVES]
     rows.append(_RENDERED_ROW)
     return rows
 

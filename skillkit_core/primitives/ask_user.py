@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.base import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -133,13 +134,7 @@ def render(config: AskUserConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="ask_user",
     tag="ask-user",
-    tools=(
-        "AskUserQuestion",
-        "ToolRequestUserInput",
-        "question",
-        "ask-user",
-        "ask_followup_question",
-    ),
+    tools=tag_candidates("ask-user"),
     config_type=AskUserConfig,
     render=render,
     usage_with_tool=(

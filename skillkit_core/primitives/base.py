@@ -2,8 +2,9 @@
 
 A primitive is one module (``ask_user.py``, ``confirm.py``, ...) holding its frozen
 config, a ``create`` function that validates author input, a ``render`` function that
-produces the XML tag, and a ``PRIMITIVE`` spec listing its tag, candidate tools (in
-priority order) and the two preamble texts (with a tool / prose fallback).
+produces the XML tag, and a ``PRIMITIVE`` spec listing its tag, candidate tools (every
+host's tools for the tag, from the host inventory) and the two preamble texts (with a
+tool / prose fallback).
 """
 
 from __future__ import annotations
@@ -52,9 +53,12 @@ class PrimitiveSpec:
         have = set(available)
         return next((tool for tool in self.tools if tool in have), None)
 
-    def preamble_row(self, tool: str | None) -> PreambleRow:
-        """This primitive's preamble row for the resolved ``tool`` (None: prose only)."""
+    def preamble_row(self, tool: str | None, note: str | None = None) -> PreambleRow:
+        """This primitive's preamble row for the resolved ``tool`` (None: prose only);
+        ``note`` (what the host needs first, say) follows the usage text."""
         how = self.usage_with_tool if tool else self.usage_without_tool
+        if tool and note:
+            how = f"{how} {note}"
         return PreambleRow(tag=f"<{self.tag}>", tool=tool, how=how)
 
 

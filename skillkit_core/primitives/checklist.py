@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.base import (
     PrimitiveConfig,
     PrimitiveSpec,
@@ -69,14 +70,7 @@ def render(config: ChecklistConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="checklist",
     tag="checklist",
-    tools=(
-        "TaskCreate",
-        "TodoWrite",
-        "todo",
-        "write-todos",
-        "update_todo_list",
-        "update_plan",
-    ),
+    tools=tag_candidates("checklist"),
     config_type=ChecklistConfig,
     render=render,
     usage_with_tool=(

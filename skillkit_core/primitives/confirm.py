@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.base import (
     PrimitiveConfig,
     PrimitiveSpec,
@@ -48,13 +49,7 @@ def render(config: ConfirmConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="confirm",
     tag="confirm",
-    tools=(
-        "AskUserQuestion",
-        "ToolRequestUserInput",
-        "question",
-        "ask-user",
-        "ask_followup_question",
-    ),
+    tools=tag_candidates("confirm"),
     config_type=ConfirmConfig,
     render=render,
     usage_with_tool=(

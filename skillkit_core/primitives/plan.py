@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.base import (
     PrimitiveConfig,
     PrimitiveSpec,
@@ -53,7 +54,7 @@ def render(config: PlanConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="plan",
     tag="plan",
-    tools=("EnterPlanMode", "update_plan", "plan", "enter-plan-mode"),
+    tools=tag_candidates("plan"),
     config_type=PlanConfig,
     render=render,
     usage_with_tool=(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillkit_core.errors import SkillDefinitionError
-from skillkit_core.hosts import Handshake, host_info
+from skillkit_core.hosts import Handshake, choose_tool, host_info
 from skillkit_core.primitives import ask_user, checklist, confirm, plan, subagent, survey
 from skillkit_core.primitives.base import PrimitiveConfig, PrimitiveSpec
 
@@ -20,7 +20,8 @@ PRIMITIVES: tuple[PrimitiveSpec, ...] = (
 BY_KIND: dict[str, PrimitiveSpec] = {spec.kind: spec for spec in PRIMITIVES}
 BY_TAG: dict[str, PrimitiveSpec] = {spec.tag: spec for spec in PRIMITIVES}
 
-# Every tool name some primitive may resolve to.
+# Every tool name some primitive may resolve to (each host's tools for each tag, with
+# their older names).
 PRIMITIVE_TOOL_NAMES: frozenset[str] = frozenset(t for spec in PRIMITIVES for t in spec.tools)
 
 
@@ -59,7 +60,13 @@ def tools_in_scope(handshake: Handshake) -> tuple[str, ...]:
     return reported + tuple(tool for tool in registry if tool not in reported)
 
 
+def resolve_choices(handshake: Handshake) -> dict[str, tuple[str | None, str | None]]:
+    """Map each primitive tag to ``(tool, note)``: the tool to use (None: plain
+    conversation) and the host's note about it, by the rules of
+    :func:`skillkit_core.hosts.choose_tool`."""
+    return {spec.tag: choose_tool(handshake, spec.tag) for spec in PRIMITIVES}
+
+
 def resolve_tools(handshake: Handshake) -> dict[str, str | None]:
     """Map each primitive tag (``"ask-user"``, ...) to the tool to use, or None."""
-    available = tools_in_scope(handshake)
-    return {spec.tag: spec.pick_tool(available) for spec in PRIMITIVES}
+    return {tag: tool for tag, (tool, _note) in resolve_choices(handshake).items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.base import (
     PrimitiveConfig,
     PrimitiveSpec,
@@ -73,7 +74,7 @@ def render(config: SubagentConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="subagent",
     tag="subagent",
-    tools=("Agent", "CollabAgent", "task", "agent", "new_task"),
+    tools=tag_candidates("subagent"),
     config_type=SubagentConfig,
     render=render,
     usage_with_tool=(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from skillkit_core.hosts import tag_candidates
 from skillkit_core.primitives.ask_user import Option, parse_options, render_option
 from skillkit_core.primitives.base import (
     PrimitiveConfig,
@@ -94,13 +95,7 @@ def render(config: SurveyConfig, *, skill_name: str | None = None) -> str:
 PRIMITIVE = PrimitiveSpec(
     kind="survey",
     tag="survey",
-    tools=(
-        "AskUserQuestion",
-        "ToolRequestUserInput",
-        "question",
-        "ask-user",
-        "ask_followup_question",
-    ),
+    tools=tag_candidates("survey"),
     config_type=SurveyConfig,
     render=render,
     usage_with_tool=(

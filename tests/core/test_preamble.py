@@ -1,6 +1,6 @@
 import pytest
 
-from skillkit_core.hosts import Handshake
+from skillkit_core.hosts import KNOWN_HOST_IDS, Handshake
 from skillkit_core.preamble import generate_preamble, preamble_rows
 from tests.golden_util import assert_golden
 
@@ -22,9 +22,7 @@ def _table(preamble: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
 
 
-@pytest.mark.parametrize(
-    "host", ["claude-code", "codex", "gemini-cli", "opencode", "cursor", "generic", "roo-code"]
-)
+@pytest.mark.parametrize("host", KNOWN_HOST_IDS)
 def test_preamble_golden_per_host(host):
     assert_golden(
         f"preamble/{host}.md", generate_preamble(Handshake(host=host), skill_name="deploy-check")
@@ -80,3 +78,35 @@ def test_skill_name_appears_in_the_introduction():
 def test_unknown_host_gets_the_generic_preamble(capsys):
     assert generate_preamble(Handshake(host="mystery-agent")) == generate_preamble(Handshake())
     assert "mystery-agent" in capsys.readouterr().err
+
+
+def test_a_tool_the_host_must_enable_first_says_so_in_its_row():
+    rows = {row.tag: row for row in preamble_rows(Handshake(host="gemini-cli"))}
+    assert rows["<checklist>"].tool == "write_todos"
+    assert "useWriteTodos" in rows["<checklist>"].how
+    codex = {row.tag: row for row in preamble_rows(Handshake(host="codex"))}
+    assert codex["<ask-user>"].tool == "request_user_input"
+    assert "Plan mode" in codex["<ask-user>"].how
+
+
+def test_a_reported_tool_needs_no_enabling_note():
+    handshake = Handshake(host="gemini-cli", tools_available=("write_todos",))
+    rows = {row.tag: row for row in preamble_rows(handshake)}
+    assert rows["<checklist>"].tool == "write_todos"
+    assert "useWriteTodos" not in rows["<checklist>"].how
+
+
+def test_an_older_name_in_tools_still_resolves_and_is_named_as_reported():
+    handshake = Handshake(
+        host="kilo-code", tools_available=("ask_followup_question", "new_task"), is_subagent=True
+    )
+    rows = {row.tag: row.tool for row in preamble_rows(handshake)}
+    assert rows["<ask-user>"] == "ask_followup_question"
+    assert rows["<subagent>"] == "new_task"
+    assert rows["<checklist>"] is None
+
+
+def test_a_host_without_the_tool_gets_plain_conversation_rows():
+    rows = {row.tag: row for row in preamble_rows(Handshake(host="cline"))}
+    assert rows["<plan>"].tool is None
+    assert "numbered list" in rows["<plan>"].how

@@ -92,7 +92,7 @@ async def test_switching_host_changes_the_hover(client: LanguageClient) -> None:
     try:
         value = await _hover(client, uri, text, "act.ask_user", shift=6)
         assert "host `codex`" in value
-        assert "| `<ask-user>` | ToolRequestUserInput |" in value
+        assert "| `<ask-user>` | request_user_input |" in value
         step = await _semantic_hover(client, uri, text, '"choose"', "Prompt on `codex`", nth=1)
         assert "is coming" not in step
     finally:

@@ -28,7 +28,9 @@ _SHELL_FENCES = frozenset(
     {"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "sh-session"}
     | {"powershell", "ps1", "pwsh", "ps", "cmd", "bat", "batch", "terminal", "text"}
 )
-_EXAMPLE = r"(?i)\b(?:e\.g\.|for example|for instance|such as|examples?\b)"
+# What introduces an illustrative list ("Examples:", "e.g."); "the example script" is no
+# label, it may name the skill's own file.
+_EXAMPLE = r"(?i)\b(?:e\.g\.|for example|for instance|such as|examples?\s*:)"
 _ELSEWHERE = (
     r"(?i)\b(?:(?:repository|repo|project|plugin|workspace) root|root of (?:the|your) "
     r"(?:repository|repo|project|plugin|workspace)|your (?:project|repository|repo))\b"
@@ -79,7 +81,8 @@ def _shows_file(folder: SkillFolder, line: int) -> bool:
 
 
 def _label_above(folder: SkillFolder, line: int) -> bool:
-    """The nearest non-blank line above introduces examples ("Examples:")."""
+    """The nearest non-blank line above introduces examples ("Examples:", "Scripts to
+    write, for instance:")."""
     for above in range(line - 1, max(folder.parsed.body_start_line, line - 3) - 1, -1):
         text = folder.lines[above].strip()
         if text:

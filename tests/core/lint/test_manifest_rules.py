@@ -385,6 +385,7 @@ CASES = [
                 "Run `scripts/docx-extract.{sh,ps1}`.\n"
                 "```bash\nbash scripts/setup.sh\n```\n"
                 "Then read references/usage.md.\n"
+                "Run the example script `scripts/demo.py` first.\n"
             ),
             "scripts/docx-extract.sh": "#!/bin/sh\n",
         },
@@ -393,6 +394,7 @@ CASES = [
             ("missing-file-reference", "warning", 6, "SKILL.md"),
             ("missing-file-reference", "warning", 8, "SKILL.md"),
             ("missing-file-reference", "warning", 10, "SKILL.md"),
+            ("missing-file-reference", "warning", 11, "SKILL.md"),
         ],
         executable=("scripts/docx-extract.sh",),
     ),

@@ -124,6 +124,12 @@ KNOWN_TOOL_NAMES: frozenset[str] = frozenset(
 )
 
 
+# Every environment variable host detection reads.
+DETECTION_VARIABLES: tuple[str, ...] = tuple(
+    variable for host in HOSTS for variable, _evidence in host.detect
+)
+
+
 def hosts_with_tool(tool: str) -> list[HostInfo]:
     """The hosts that have ``tool`` under this name, now or formerly."""
     return [host for host in HOSTS if tool in host.evidence]

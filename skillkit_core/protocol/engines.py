@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Coroutine
 from typing import Any
 
 from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
 from skillkit_core.errors import UsageError
-from skillkit_core.hosts import Handshake, normalize_host
+from skillkit_core.hosts import Handshake, detect_host, normalize_host
 
 Engine = Any
 """A ``WorkflowEngine`` or a ``CompositeEngine`` (same coroutines and attributes)."""
@@ -17,7 +18,17 @@ def make_handshake(
     host: str | None, tools: tuple[str, ...] | list[str] | None, subagent: bool
 ) -> Handshake:
     """The handshake from the protocol's flags; an unknown host becomes ``generic`` with a
-    warning on stderr (a new host must never break a run)."""
+    warning on stderr (a new host must never break a run).
+
+    Without ``--host`` (``host`` is None) the host is detected from an environment
+    variable it is documented to set for the commands it runs, saying so on stderr, and
+    is ``generic`` when none is set; ``--host`` always wins.
+    """
+    if host is None:
+        detected = detect_host()
+        if detected is not None:
+            host, reason = detected
+            print(f"skillkit: host: {host} (detected: {reason})", file=sys.stderr)
     return Handshake(
         host=normalize_host(host), tools_available=tuple(tools or ()), is_subagent=bool(subagent)
     )

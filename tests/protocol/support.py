@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillkit_core.hosts import DETECTION_VARIABLES
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
 EXAMPLES = ROOT / "examples"
@@ -64,6 +66,8 @@ def run(
     full_env = dict(os.environ)
     full_env.pop("SKILLKIT_DEBUG", None)
     full_env.pop("SKILL_DIR", None)
+    for variable in DETECTION_VARIABLES:  # the agent running the tests may set them
+        full_env.pop(variable, None)
     full_env.update(env or {})
     done = subprocess.run(
         argv, capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=timeout

@@ -1,6 +1,7 @@
 """Pages generated at build time (mkdocs-gen-files): one page per lint rule from the rule
-registry, the rules index, the command line reference from the typer app, and the
-changelog. Nothing generated is committed, so the site can never drift from the code."""
+registry, the rules index, one page per host from the host inventory and the hosts
+index, the command line reference from the typer app, and the changelog. Nothing
+generated is committed, so the site can never drift from the code."""
 
 from __future__ import annotations
 
@@ -91,11 +92,20 @@ def _escape_tags(markdown: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def host_pages() -> None:
+    from skillkit_core.hosts_doc import pages
+
+    source = ROOT / "skillkit_core" / "hosts_data.py"
+    for path, text in pages().items():
+        write(path, text, source)
+
+
 def changelog_page() -> None:
     source = ROOT / "CHANGELOG.md"
     write("changelog.md", source.read_text(encoding="utf-8"), source)
 
 
 rule_pages()
+host_pages()
 cli_page()
 changelog_page()

@@ -71,3 +71,18 @@ def test_every_guide_is_built(site: Path) -> None:
     for guide in (ROOT / "docs" / "guides").glob("*.md"):
         assert (site / "guides" / guide.stem / "index.html").is_file(), guide.name
     assert len(list((ROOT / "docs" / "guides").glob("*.md"))) >= 9
+
+
+def test_every_host_has_its_page_with_names_and_evidence(site: Path) -> None:
+    from skillkit_core.hosts import HOSTS
+
+    index = (site / "hosts" / "index.html").read_text(encoding="utf-8")
+    for host in HOSTS:
+        assert f'href="{host.id}/"' in index, host.id
+        text = _text(site / "hosts" / host.id / "index.html")
+        for tool in host.tools:
+            assert tool in text, (host.id, tool)
+        for evidence in host.sources.values():
+            assert (evidence.commit or "")[:12] in text and (evidence.url or "") in text
+        if host.no_names:
+            assert "No tool names are listed" in text

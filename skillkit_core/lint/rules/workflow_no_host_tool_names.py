@@ -1,5 +1,8 @@
 """no-host-tool-names: prompts say what to do; the preamble says which tool does it.
 
+The names are the host inventory's (``skillkit_core/hosts_data.py``): every model-facing
+name read in a host's source or documentation, current or older.
+
 What counts as naming a tool, so that ordinary prose and code never trip the rule (the
 TypeScript SDK's version fires on ``act.ask_user(question=...)`` and ``act.plan(...)``,
 because it searches the whole function text for words such as "question" and "plan"):
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from skillkit_core.hosts import HOSTS, KNOWN_TOOL_NAMES
+from skillkit_core.hosts import KNOWN_TOOL_NAMES, hosts_with_tool
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.python_source import CallableSource, code_names
 from skillkit_core.lint.rule import Rule
@@ -68,7 +71,10 @@ def tool_mentions(text: str) -> list[Mention]:
 
 
 def _hosts_of(tool: str) -> str:
-    names = [host.name for host in HOSTS if tool in host.tools]
+    names = [
+        f"{host.name}'s older name for {host.renamed[tool]}" if tool in host.renamed else host.name
+        for host in hosts_with_tool(tool)
+    ]
     return ", ".join(names[:3]) + (" and others" if len(names) > 3 else "")
 
 

@@ -1,4 +1,6 @@
-"""unknown-tool-names: tool guards name tools some known host actually has."""
+"""unknown-tool-names: tool guards name tools some known host actually has (a name in the
+host inventory, current or older: an agent on an older host version reports the older
+name)."""
 
 from __future__ import annotations
 
@@ -39,8 +41,10 @@ RULE = Rule(
     summary="A tools_available check names a tool no known host has.",
     rationale=(
         "Guards such as 'X' in ctx.host.tools_available select host-specific prose. A name "
-        "that no known host (Claude Code, Codex, OpenCode, Gemini CLI, Cline, Cursor, ...) "
-        "reports is usually a typo or a wrong case, and the guarded branch never runs."
+        "that no known host (Claude Code, Codex, OpenCode, Gemini CLI, Cline, Roo Code, ...) "
+        "reports is usually a typo or a wrong case, and the guarded branch never runs. The "
+        "known names are the ones read in each host's source or documentation (see the "
+        "hosts pages)."
     ),
     bad='if "AskUserQuestions" in ctx.host.tools_available: ...',
     good='if "AskUserQuestion" in ctx.host.tools_available: ...',

@@ -155,6 +155,8 @@ class CompositeEngine:
             return ErrorResult("unknown_step", f"step must be a string; got {step!r}", None)
         sub, inner = split_step(step)
         if sub is None:
+            if self.sub is not None and step not in self.definition.steps:
+                return self._unqualified(step)
             if self.dispatcher is None:
                 return self._not_here(step)
             before = self.dispatcher.snapshot()
@@ -337,6 +339,30 @@ class CompositeEngine:
             f"sub-skill '{name}' tried to route to "
             f"'{result.redirect}'; sub-skills cannot route further",
             None,
+        )
+
+    def _unqualified(self, step: str) -> ErrorResult:
+        """A step named without its sub-skill while a sub-skill runs: say the right name."""
+        assert self.sub is not None and self.sub_name is not None
+        name, waiting = self.sub_name, self.current
+        steps = ", ".join(f"{name}{SEPARATOR}{s}" for s in self.sub.definition.steps)
+        if step in self.sub.definition.steps:
+            message = (
+                f"'{step}' is a step of sub-skill '{name}', where the run is now: call it "
+                f"'{name}{SEPARATOR}{step}'"
+            )
+        else:
+            message = (
+                f"'{step}' is not a step of this skill or of sub-skill '{name}', where the run "
+                f"is now (its steps: {steps})"
+            )
+        if waiting is not None and waiting != f"{name}{SEPARATOR}{step}":
+            message += f"; the run is waiting for '{waiting}'"
+        return ErrorResult(
+            "unknown_step",
+            f"{where(self.definition.name)}{message}",
+            step,
+            retry=waiting is not None,
         )
 
     def _not_here(self, step: str) -> ErrorResult:

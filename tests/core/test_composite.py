@@ -56,6 +56,39 @@ async def test_wrong_steps_after_routing_are_refused(step, error) -> None:
     assert run.current == "doctor/diagnose"
 
 
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (
+            "diagnose",
+            "'diagnose' is a step of sub-skill 'doctor', where the run is now: call it "
+            "'doctor/diagnose'",
+        ),
+        (
+            "report-clean",
+            "'report-clean' is a step of sub-skill 'doctor', where the run is now: call it "
+            "'doctor/report-clean'; the run is waiting for 'doctor/diagnose'",
+        ),
+        (
+            "configure",
+            "'configure' is not a step of this skill or of sub-skill 'doctor', where the run "
+            "is now (its steps: doctor/diagnose, doctor/gate, doctor/report-issues, "
+            "doctor/report-clean); the run is waiting for 'doctor/diagnose'",
+        ),
+    ],
+)
+async def test_a_sub_skill_step_named_without_its_prefix_gets_the_qualified_name(
+    step: str, message: str
+) -> None:
+    run = engine()
+    await run.start()
+    await run.advance("classify", {"intent": "doctor"})
+    result = (await run.advance(step, {"failing": []})).to_wire()
+    assert result["error"] == "unknown_step" and result["retry"] is True
+    assert result["message"] == f"skill 'help-desk': {message}"
+    assert run.current == "doctor/diagnose"
+
+
 async def test_topic_route_is_done_with_the_content() -> None:
     run = engine(refs=MappingReferences({"rate-limits.md": "100 rps"}))
     await run.start()

@@ -41,10 +41,26 @@ class Flag:
 FLAGS: Final = {
     flag.name: flag
     for flag in (
-        Flag("params", "JSON object checked against the skill's params schema", "JSON", json=True),
+        Flag(
+            "params",
+            "JSON object checked against the skill's params schema (@FILE: read from a "
+            "file; -: from stdin)",
+            "JSON",
+            json=True,
+        ),
         Flag("step", "name of the step being submitted (sub-skill steps: sub/step)", "STEP"),
-        Flag("output", "JSON value: the agent's response for --step", "JSON", json=True),
-        Flag("history", "JSON array of earlier {step, response, actionResult?}", "JSON", json=True),
+        Flag(
+            "output",
+            "JSON value: the agent's response for --step (@FILE: read from a file; -: from stdin)",
+            "JSON",
+            json=True,
+        ),
+        Flag(
+            "history",
+            "JSON array of earlier {step, response, actionResult?} (@FILE or -, as --output)",
+            "JSON",
+            json=True,
+        ),
         Flag("host", "host id: claude-code, codex, opencode, gemini-cli, cursor, ...", "HOST"),
         Flag("tools", "comma-separated names of the tools the agent has", "A,B"),
         Flag("subagent", "the caller is a subagent: --tools is authoritative", boolean=True),
@@ -79,6 +95,9 @@ ALLOWED: Final = {
 }
 
 OUTPUT_MODES: Final = ("file", "flag")
+
+MAX_JSON_INPUT: Final = 16 * 1024 * 1024
+"""The most bytes a JSON flag reads from ``@FILE`` or standard input."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +142,12 @@ def parse_args(argv: list[str], subskills: tuple[str, ...] = ()) -> Invocation:
                 f"--{name} does not apply to '{shown}' (it takes: "
                 f"{', '.join('--' + f for f in ALLOWED[command]) or 'no flags'})"
             )
+    stdin_flags = [f"--{name}" for name, raw in raw_flags.items() if raw == "-"]
+    if len(stdin_flags) > 1:
+        raise UsageError(
+            f"only one flag can read standard input ('-'), not {', '.join(stdin_flags)}; pass "
+            "the others as @FILE"
+        )
     values = {name.replace("-", "_"): _value(FLAGS[name], raw) for name, raw in raw_flags.items()}
     invocation = Invocation(
         command=command, subskill=subskill, topic=topic, flags=frozenset(raw_flags), **values
@@ -249,6 +274,7 @@ def _value(flag: Flag, raw: str | bool) -> Any:
         return tuple(name.strip() for name in raw.split(",") if name.strip())
     if not flag.json:
         return raw
+    raw = _json_text(flag.name, raw)
     try:
         value = jsontext.loads(raw, parse_constant=_no_constant)
     except jsontext.TooDeep as error:
@@ -261,6 +287,35 @@ def _value(flag: Flag, raw: str | bool) -> Any:
             f"{type(value).__name__}"
         )
     return value
+
+
+def _json_text(name: str, raw: str) -> str:
+    """The JSON text of a JSON flag: the value itself, ``@FILE``'s contents, or (``-``)
+    standard input. A JSON value never starts with ``@``, so the forms cannot be confused;
+    the file and stdin forms lift the kernel's limit on one argument (128 KiB)."""
+    if raw != "-" and not raw.startswith("@"):
+        return raw
+    import sys
+
+    where = "standard input" if raw == "-" else raw[1:]
+    try:
+        if raw == "-":
+            data = sys.stdin.buffer.read(MAX_JSON_INPUT + 1)
+        else:
+            with open(raw[1:], "rb") as stream:
+                data = stream.read(MAX_JSON_INPUT + 1)
+    except OSError as error:
+        raise BadFlagValue(
+            f"--{name} {raw}: cannot read {where}: {error.strerror or error}"
+        ) from None
+    if len(data) > MAX_JSON_INPUT:
+        raise BadFlagValue(
+            f"--{name} {raw}: {where} holds more than {MAX_JSON_INPUT // (1024 * 1024)} MiB"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise BadFlagValue(f"--{name} {raw}: {where} is not UTF-8 text ({error.reason})") from None
 
 
 def _no_constant(name: str) -> Any:

@@ -64,10 +64,11 @@ class HostInfo:
     """One known host: its id (the ``--host`` value), a display name and its tools.
 
     ``tools`` are the model-facing names the host's source or documentation shows;
-    ``evidence`` maps each of them (and each older name in ``renamed``) to where it was
-    read; ``tags`` maps each primitive tag to the host's tools for it (None: the host
-    has none, the agent works in plain conversation); ``detect`` lists environment
-    variables the host sets for the commands it runs.
+    ``evidence`` maps each of them (and each older name in ``renamed``, and each name of
+    a tool the host removed) to where it was read; ``tags`` maps each primitive tag to
+    the host's tools for it (None: the host has none, the agent works in plain
+    conversation); ``detect`` lists environment variables the host sets for the
+    commands it runs.
     """
 
     id: str
@@ -93,6 +94,8 @@ def _host(entry: dict) -> HostInfo:
     for old, (new, key) in entry["renamed"].items():
         renamed[old] = new
         evidence[old] = sources[key]
+    for name, key in entry.get("retired", {}).items():
+        evidence[name] = sources[key]
     tags = {
         tag: None if value is None else TagTools(tuple(value["tools"]), value["note"])
         for tag, value in entry["tags"].items()
@@ -117,11 +120,9 @@ HOSTS_BY_ID: dict[str, HostInfo] = {host.id: host for host in HOSTS}
 
 KNOWN_HOST_IDS: tuple[str, ...] = tuple(host.id for host in HOSTS)
 
-# Every tool name any known host has, current or older (used by the tool-name lint
-# rules: a guard on an older name is still a real name).
-KNOWN_TOOL_NAMES: frozenset[str] = frozenset(
-    name for host in HOSTS for name in (*host.tools, *host.renamed)
-)
+# Every tool name any known host has or had: current, older and retired names (used by
+# the tool-name lint rules: a guard on an older name is still a real name).
+KNOWN_TOOL_NAMES: frozenset[str] = frozenset(name for host in HOSTS for name in host.evidence)
 
 
 # Every environment variable host detection reads.

@@ -16,6 +16,8 @@ Keys of an entry:
 - ``tools``: the model-facing tool names, each with the key of its source;
 - ``renamed``: an older name the host used for a tool, with the current name and the
   source of the older name (``--tools`` lists from older versions still match);
+- ``retired`` (optional): names of tools the host once had and removed, with their
+  source (still known names, so a guard or an allowed-tools entry on one is no typo);
 - ``tags``: for each primitive tag, the host's tools that do its job (in order of
   preference) and a note the preamble adds (for instance a tool that must be enabled
   first), or ``None`` when the host has no such tool and the agent works in plain
@@ -59,6 +61,7 @@ CLAUDE_CODE: dict[str, Any] = {
             "facts": "the task tools (TaskCreate/Get/Update/List, TodoWrite) are left out "
             "on Opus 4.8, Sonnet 5 and newer models unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1; "
             "the subagent tool was once Task (Task(agent_type) rules), Read once View; "
+            "TeamCreate and TeamDelete were removed; "
             "stdio MCP servers it starts get CLAUDECODE=1",
         },
     },
@@ -93,8 +96,17 @@ CLAUDE_CODE: dict[str, Any] = {
         "PowerShell": "changelog",
         "SendMessage": "changelog",
         "ListAgents": "changelog",
+        "ToolSearch": "changelog",
+        "Monitor": "changelog",
+        "TaskOutput": "changelog",
+        "TaskStop": "changelog",
+        "SlashCommand": "changelog",
+        "EndConversation": "changelog",
+        "RemoteTrigger": "changelog",
+        "LS": "changelog",
     },
     "renamed": {"Task": ("Agent", "changelog"), "View": ("Read", "changelog")},
+    "retired": {"TeamCreate": "changelog", "TeamDelete": "changelog"},
     "tags": {
         "ask-user": {"tools": ("AskUserQuestion",), "note": None},
         "confirm": {"tools": ("AskUserQuestion",), "note": None},
@@ -351,12 +363,12 @@ OPENCODE: dict[str, Any] = {
     "tools": {
         "question": "question",
         "todowrite": "todo",
-        "todoread": "task",
         "task": "task",
         "plan_exit": "plan",
         "bash": "shell-id",
     },
     "renamed": {},
+    "retired": {"todoread": "task"},
     "tags": {
         "ask-user": {
             "tools": ("question",),

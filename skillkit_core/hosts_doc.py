@@ -107,6 +107,14 @@ def host_markdown(host: HostInfo) -> str:
         for old, new in host.renamed.items():
             lines.append(f"| `{old}` | `{new}` | {source_link(host.evidence[old])} |")
         lines.append("")
+    retired = [
+        name for name in host.evidence if name not in host.tools and name not in host.renamed
+    ]
+    if retired:
+        lines += ["## Removed tools", "", "| Name | Read in |", "| --- | --- |"]
+        for name in retired:
+            lines.append(f"| `{name}` | {source_link(host.evidence[name])} |")
+        lines.append("")
     if host.detect:
         lines += ["## Detection", ""]
         for variable, evidence in host.detect:

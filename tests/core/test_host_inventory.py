@@ -29,7 +29,7 @@ def _well_formed(evidence) -> bool:
 @pytest.mark.parametrize("host_id", HOST_IDS)
 def test_every_name_a_host_lists_has_evidence(host_id):
     host = HOSTS_BY_ID[host_id]
-    for name in (*host.tools, *host.renamed):
+    for name in (*host.tools, *host.renamed, *host.evidence):
         evidence = host.evidence.get(name)
         assert evidence is not None, f"{host_id}: {name} has no evidence"
         assert _well_formed(evidence), f"{host_id}: {name}: {evidence}"

@@ -7,6 +7,7 @@ from skillkit_core.errors import UsageError
 from skillkit_core.lint.rule import Rule, RuleTarget
 from skillkit_core.lint.rules import (
     manifest_allowed_tools_broad,
+    manifest_allowed_tools_unknown,
     manifest_body_too_long,
     manifest_body_too_many_tokens,
     manifest_broken_link,
@@ -80,6 +81,7 @@ MANIFEST_RULES: tuple[Rule, ...] = (
     manifest_claude_code_field.RULE,
     manifest_listing_too_long.RULE,
     manifest_allowed_tools_broad.RULE,
+    manifest_allowed_tools_unknown.RULE,
     manifest_script_security.RULE,
     manifest_dynamic_context_security.RULE,
     manifest_secret_literal.RULE,

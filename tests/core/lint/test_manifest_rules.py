@@ -690,6 +690,26 @@ CASES = [
         [],
     ),
     Case(
+        "allowed-tools-unknown",
+        False,
+        {"SKILL.md": skill_md(extra="allowed-tools: Read Grepp ToolRequestUserInput\n")},
+        [
+            ("allowed-tools-unknown", "warning", 4, "SKILL.md"),
+            ("allowed-tools-unknown", "warning", 4, "SKILL.md"),
+        ],
+    ),
+    Case(
+        "allowed-tools-unknown",
+        True,
+        {
+            "SKILL.md": skill_md(
+                extra="allowed-tools: Read Bash(git diff:*) Task WebFetch spawn_agent "
+                "mcp__sentry__search_issues\n"
+            )
+        },
+        [],
+    ),
+    Case(
         "script-security",
         False,
         {

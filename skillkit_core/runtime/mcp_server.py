@@ -21,8 +21,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import os
 import sys
+import weakref
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
@@ -50,8 +50,8 @@ Context = ServerRequestContext[RuntimeSession]
 # How long a cancelled script run may take to clean up, and the server to see its
 # processes reaped, when the client cancels a call or disconnects.
 _CLEANUP_SECONDS = 10.0
-# Event loop turns after the last script process was reaped: its exit callback, the end
-# of its two pipes, and the transport's close, each a turn.
+# Event loop turns after the last transport was closed: the end of each pipe and the
+# transport's own, each a turn.
 _SETTLE_TURNS = 5
 
 
@@ -187,8 +187,8 @@ async def serve_stdio(config: RuntimeConfig) -> None:
 
     The connection ends when the client disconnects, even in the middle of a script run:
     the SDK cancels the calls in flight, each cancelled run kills its script (see
-    :func:`_to_the_end`), and the server returns once no script process is left (see
-    :func:`_no_script_left`), without a word on stderr.
+    :func:`_to_the_end`), and the server returns once their processes are reaped and their
+    transports closed (see :class:`ScriptTransports`), without a word on stderr.
     """
     from skillkit_core.protocol.mcp_stdio import serve_stdio_connection
 
@@ -205,10 +205,11 @@ async def serve_stdio(config: RuntimeConfig) -> None:
         f"skillkit serve: {len(registry)} skill(s) from {len(config.roots)} root(s)",
         file=sys.stderr,
     )
+    transports = ScriptTransports(asyncio.get_running_loop())
     try:
         await serve_stdio_connection(server, initialization_options(server))
     finally:
-        await _no_script_left()
+        await transports.finish()
 
 
 def serve(config: RuntimeConfig) -> None:
@@ -241,35 +242,46 @@ async def _to_the_end(call: Coroutine[Any, Any, ToolOutcome]) -> ToolOutcome:
         raise
 
 
-async def _no_script_left() -> None:
-    """Wait (at most ``_CLEANUP_SECONDS``) until every process a script run started has
-    been reaped, then give the event loop a few turns to close their pipes.
+class ScriptTransports:
+    """The subprocess transports an event loop creates (script runs), so that the server
+    can finish them before the loop ends.
 
-    A script run that was cancelled kills its processes, and asyncio reaps them and closes
-    their transports a moment later, in the event loop. A transport still open when the
-    loop closes prints "Event loop is closed" from its finalizer (and a process reaped
-    after it, "Loop ... that handles pid ... is closed"), so the server lets this finish
-    before its loop ends. The server starts no other child processes.
+    A script run that is cancelled kills its processes; asyncio reaps them and closes their
+    transports a moment later, in the event loop, and a pipe stays open while any process
+    still holds it (a leftover the script started, dying a moment later or not at all). A
+    transport still open when the loop closes prints "Event loop is closed" from its
+    finalizer, and a process reaped after it "Loop ... that handles pid ... is closed".
+    The loop's ``subprocess_exec`` (what ``asyncio.create_subprocess_exec`` calls) is
+    wrapped to note every transport it makes, weakly.
     """
-    deadline = anyio.current_time() + _CLEANUP_SECONDS
-    while _has_children() and anyio.current_time() < deadline:
-        await anyio.sleep(0.01)
-    for _ in range(_SETTLE_TURNS):
-        await anyio.sleep(0)
 
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._transports: weakref.WeakSet[asyncio.SubprocessTransport] = weakref.WeakSet()
+        original = loop.subprocess_exec
 
-def _has_children() -> bool:
-    """Whether this process has a child, running or not yet reaped (none is reaped here)."""
-    waitid = getattr(os, "waitid", None)
-    if waitid is None:  # macOS before Python 3.13: zombies are not seen, the rest is
-        from skillkit_core.process_tree import descendants
+        async def subprocess_exec(*args: Any, **kwargs: Any) -> Any:
+            transport, protocol = await original(*args, **kwargs)
+            self._transports.add(transport)
+            return transport, protocol
 
-        return bool(descendants(os.getpid()))
-    try:
-        waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return False
-    return True
+        loop.subprocess_exec = subprocess_exec  # type: ignore[method-assign]
+
+    def running(self) -> bool:
+        """Whether a process is still to be reaped."""
+        return any(t.get_returncode() is None for t in list(self._transports))
+
+    async def finish(self) -> None:
+        """Wait (at most ``_CLEANUP_SECONDS``) until every process is reaped, close the
+        transports still open (their pipes held by leftovers; ``close`` kills a process
+        that still runs), and give the loop the turns their closing takes."""
+        deadline = anyio.current_time() + _CLEANUP_SECONDS
+        while self.running() and anyio.current_time() < deadline:
+            await anyio.sleep(0.01)
+        for transport in list(self._transports):
+            if not transport.is_closing():
+                transport.close()
+        for _ in range(_SETTLE_TURNS):
+            await anyio.sleep(0)
 
 
 def _tool_result(outcome: ToolOutcome) -> types.CallToolResult:

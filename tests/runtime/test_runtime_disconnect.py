@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -143,26 +142,38 @@ async def test_a_cancelled_call_finishes_its_cleanup_before_the_cancellation_goe
         assert cleaned == (["done"] if wrapped else []), f"wrapped={wrapped}"
 
 
-REAPED = """
-import asyncio, os, signal
-from skillkit_core.runtime.mcp_server import _has_children, _no_script_left
+LEFTOVER = """
+import asyncio, os, signal, sys
+from skillkit_core.runtime.mcp_server import ScriptTransports
 
 async def main():
+    transports = ScriptTransports(asyncio.get_running_loop())
     process = await asyncio.create_subprocess_exec(
-        "sleep", "30", stdout=asyncio.subprocess.PIPE, start_new_session=True
+        "sh", "-c", "sleep 30 & echo $!", stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
     )
-    os.kill(process.pid, signal.SIGKILL)  # killed by a cancelled run, not reaped yet
-    before = process.returncode
-    await _no_script_left()
-    print(before, process.returncode, _has_children())
+    await process.stdout.readline()  # the leftover holds the pipe from here on
+    while process.returncode is None:
+        await asyncio.sleep(0.01)
+    if sys.argv[1] == "finish":
+        await transports.finish()
+    return process.pid
 
-asyncio.run(main())
+group = asyncio.run(main())
+os.killpg(group, signal.SIGKILL)  # the leftover, once the loop is closed
 """
 
 
-def test_the_server_ends_only_once_its_script_processes_are_reaped() -> None:
-    """In a fresh interpreter (the test process has children of its own)."""
-    done = subprocess.run(
-        [sys.executable, "-c", REAPED], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert done.stdout.split() == ["None", str(-signal.SIGKILL), "False"], done.stderr
+@pytest.mark.parametrize("finish", [True, False])
+def test_a_pipe_held_by_a_leftover_is_closed_before_the_loop_ends(finish: bool) -> None:
+    """A script that exits leaving a process that holds its stdout: its transport stays
+    open, and one still open when the loop closes prints "Event loop is closed" (the
+    unfinished case shows the failure ``ScriptTransports.finish`` prevents). In a fresh
+    interpreter: the test process has children and loops of its own."""
+    argv = [sys.executable, "-c", LEFTOVER, "finish" if finish else "leave"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    if finish:
+        assert done.stderr == ""
+    else:
+        assert "Event loop is closed" in done.stderr

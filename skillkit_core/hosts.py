@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from skillkit_core import hosts_data as _data
 
@@ -30,8 +31,7 @@ class Handshake:
     is_subagent: bool = False
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """Where a name was read: a repository file at a commit, or a documentation page
     (``url``) with the date of the copy that was read; ``facts`` says what it shows."""
 
@@ -50,8 +50,7 @@ class Evidence:
         return f"{self.url} (read {self.date})"
 
 
-@dataclass(frozen=True)
-class TagTools:
+class TagTools(NamedTuple):
     """The host's tools for one primitive tag, in order of preference, and the note the
     preamble adds when it names one of them from the inventory."""
 

@@ -105,3 +105,19 @@ def test_a_whole_run_still_works_after_junk(server: RawServer) -> None:
 )
 def test_the_request_id_is_read_from_an_unparsable_line(text: str, expected: object) -> None:
     assert request_id_in_text(text) == expected
+
+
+def test_a_client_that_hangs_up_with_a_call_in_flight_ends_the_server_quietly(
+    server: RawServer,
+) -> None:
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 20,
+            "method": "tools/call",
+            "params": {"name": "start", "arguments": {}},
+        }
+    )
+    code = server.hang_up()  # before the answer is written
+    assert code == 0, server.stderr_text()
+    assert server.stderr_text() == ""

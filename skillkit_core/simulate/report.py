@@ -101,6 +101,8 @@ class SimulatedRun:
     path: list[str]
     final_output: Any
     redirected_to: dict[str, str] | None
+    params_choice: str | None = None
+    """``params.field=value`` when the run explored other params than the report's."""
 
     @property
     def error(self) -> str | None:
@@ -116,7 +118,8 @@ class SimulatedRun:
     @property
     def decisions(self) -> list[str]:
         """Each generated choice that shaped this run, e.g. ``verify: safe=false``."""
-        return [
+        chosen = [self.params_choice] if self.params_choice else []
+        return chosen + [
             f"{t.step}: {t.decision.label}"
             for t in self.turns
             if t.decision.source != "fixture" and t.decision.label != "example"
@@ -129,6 +132,7 @@ class SimulatedRun:
             "finalOutput": self.final_output,
             "visits": self.visits,
             "redirectedTo": self.redirected_to,
+            "paramsChoice": self.params_choice,
             "decisions": self.decisions,
             "opening": {
                 "transitions": [t.to_data() for t in self.opening],

@@ -9,12 +9,16 @@ Responses come from a fixture (the map ``mock_model`` takes) or are generated fr
 step's response schema. Branches are steered by ``choose`` (a field value, or the step to
 go to next) or by ``path``; to pick a response that leads somewhere, the simulator tries
 candidates on a throw-away engine restored from a snapshot (never with real actions).
-``all_paths`` enumerates distinct paths up to a bound and reports what none covered.
+``all_paths`` enumerates distinct paths up to a bound and reports what none covered: the
+routing choices (closed fields routing reads, see ``routing``) not given every value, and
+the steps and transitions no run reached; with generated params it explores again for
+each value of a params field routing reads.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,18 +120,23 @@ async def simulate_async(
     """The coroutine behind :func:`simulate` (for callers inside an event loop)."""
     _check_request(definition, all_paths, run_actions, path, max_paths)
     handshake = _handshake(host, tools, subagent)
-    simulator = Simulator(
-        definition,
-        handshake,
-        params=params,
-        responses=load_responses(responses),
-        choose=choose or {},
-        seed=seed,
-        path=path or (),
-        run_actions=run_actions,
-        refs=refs,
-        max_turns=max_turns,
-    )
+    fixture = load_responses(responses)
+
+    def simulator_for(given_params: Any) -> Simulator:
+        return Simulator(
+            definition,
+            handshake,
+            params=given_params,
+            responses=fixture,
+            choose=choose or {},
+            seed=seed,
+            path=path or (),
+            run_actions=run_actions,
+            refs=refs,
+            max_turns=max_turns,
+        )
+
+    simulator = simulator_for(params)
     report = SimulationReport(
         skill=definition.name,
         host=handshake.host,
@@ -145,12 +154,49 @@ async def simulate_async(
     )
     if all_paths:
         report.runs, report.bound_reached = await simulator.explore(max_paths)
+        if simulator.params_generated:
+            await _explore_params(simulator, simulator_for, report)
     else:
         report.runs = [(await simulator.run())[0]]
     report.coverage = coverage(definition, report.runs)
     if all_paths:
         report.exploration = exploration(simulator, report)
     return report
+
+
+async def _explore_params(
+    simulator: Simulator, simulator_for: Any, report: SimulationReport
+) -> None:
+    """With generated params, explore again for each other value of a params field that
+    routing reads (``params.mode="deep"``), adding the runs not found yet."""
+    schema = simulator.definition.params
+    seen = {_run_key(run) for run in report.runs}
+    for choice in simulator.routing.params:
+        for value in choice.point.values:
+            varied = with_value(simulator.params, choice.point.path, value)
+            if varied is None or varied == simulator.params or not is_valid(schema, varied):
+                continue
+            left = report.max_paths - len(report.runs)
+            if left < 1:
+                report.bound_reached = True
+                return
+            other = simulator_for(varied)
+            runs, bound = await other.explore(left)
+            report.bound_reached |= bound
+            label = f"{choice.label}={json.dumps(value)}"
+            for run in runs:
+                if _run_key(run) not in seen:
+                    seen.add(_run_key(run))
+                    run.params_choice = label
+                    report.runs.append(run)
+            for step, decisions in other.given.items():
+                simulator.given.setdefault(step, []).extend(decisions)
+            simulator.params_tried.append(varied)
+
+
+def _run_key(run: SimulatedRun) -> tuple[Any, ...]:
+    moves = tuple((t.source, t.target, t.reason) for turn in run.turns for t in turn.transitions)
+    return (tuple(run.path), moves, run.status, canonical(run.final_output))
 
 
 def exploration(simulator: Simulator, report: SimulationReport) -> Exploration:
@@ -160,10 +206,13 @@ def exploration(simulator: Simulator, report: SimulationReport) -> Exploration:
     given = simulator.given
     for choice in simulator.routing.choices:
         if choice.owner == PARAMS:
-            tried = [value_at(simulator.params, choice.point.path)]
+            tried = [value_at(p, choice.point.path) for p in simulator.params_tried]
             reason = (
-                "params stay the same in every run; simulate again with --params giving it "
-                "each value"
+                "the given params stay the same in every run; simulate again with --params "
+                "giving it each value"
+                if not simulator.params_generated
+                else "no valid params example gave it (a validator may tie it to other "
+                "fields); give it with --params"
             )
         else:
             decisions = given.get(choice.owner, [])
@@ -317,6 +366,8 @@ class Simulator:
         self.guide = PathGuide(tuple(path), prompt_less)
         self.steering = resolve_choices(definition, self.steps, choose or {})
         self.routing: Routing = routing(definition)
+        self.params_tried: list[Any] = [self.params]
+        """The params of every exploration (several when routing reads generated params)."""
         self.given: dict[str, list[Decision]] = {}
         """Every answer given or probed per step, in every run (kept or not)."""
 
@@ -586,10 +637,7 @@ class Simulator:
         while stack and len(runs) < max_paths:
             forced = stack.pop()
             run, branches = await self.run(_Plan(forced, explore=True))
-            moves = tuple(
-                (t.source, t.target, t.reason) for turn in run.turns for t in turn.transitions
-            )
-            key = (tuple(run.path), moves, run.status, canonical(run.final_output))
+            key = _run_key(run)
             if key in seen:
                 continue
             seen.add(key)

@@ -87,13 +87,27 @@ def test_a_params_field_routing_reads_is_named_when_it_was_not_varied() -> None:
     text = simulation_markdown(report)
     assert "every alternative explored" not in text
     assert "(not every alternative was explored; see below)." in text
-    assert '- `params.mode` never took `"deep"`: params stay the same in every run' in text
+    assert (
+        '- `params.mode` never took `"deep"`: the given params stay the same in every run' in text
+    )
     assert "- steps no run reached: `deep-dive`" in text
     data = json.loads(to_json(report))
     assert data["exploration"]["complete"] is False
     assert data["exploration"]["unvaried"] == [
         {"choice": "params.mode", "missing": ["deep"], "reason": explored.unvaried[0].reason}
     ]
+
+
+def test_generated_params_are_explored_for_each_value_routing_reads() -> None:
+    report = simulate(_by_params(), all_paths=True)
+    assert report.params_generated
+    ends = {run.path[-1]: run for run in report.runs}
+    assert set(ends) == {"deep-dive", "summary"}
+    other = next(run for run in report.runs if run.params_choice)
+    assert other.decisions[0] == other.params_choice
+    assert other.params_choice in ('params.mode="deep"', 'params.mode="quick"')
+    assert report.exploration is not None and report.exploration.complete
+    assert "every alternative explored" in simulation_markdown(report)
 
 
 def test_a_fixture_that_fixes_a_routing_choice_is_named() -> None:

@@ -21,6 +21,10 @@ parser stops at about 250)."""
 _TOKEN = r'"(?:[^"\\]|\\.)*"|[{}\[\]]'
 _token: re.Pattern[str] | None = None
 
+_SURROGATE_ESCAPE = "\\ud"
+"""How every escaped surrogate starts (lower-cased); most texts have none, and skip the
+check that the value can be written out as UTF-8."""
+
 OPENING = frozenset("{[")
 CLOSING = frozenset("}]")
 
@@ -31,12 +35,24 @@ class TooDeep(ValueError):
 
 def loads(text: str, **options: Any) -> Any:
     """``json.loads(text, **options)``, refusing text nested deeper than
-    :data:`MAX_NESTING` levels with :class:`TooDeep` (a ``ValueError``)."""
+    :data:`MAX_NESTING` levels with :class:`TooDeep`, and strings that are not Unicode
+    text (a lone surrogate, escaped as ``\\ud800`` or left in a command-line argument by
+    bytes that are not UTF-8), which could not be written back out, with a
+    ``ValueError``."""
     check_nesting(text)
     try:
-        return json.loads(text, **options)
+        value = json.loads(text, **options)
     except RecursionError:  # a nesting the scan did not see; never a crash
         raise TooDeep(_too_deep_message()) from None
+    if not text.isascii() or _SURROGATE_ESCAPE in text.lower():
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                "a string holds a lone surrogate (\\ud800-\\udfff unpaired, or bytes that "
+                "are not UTF-8), which is not Unicode text"
+            ) from None
+    return value
 
 
 def check_nesting(text: str, limit: int = MAX_NESTING) -> None:

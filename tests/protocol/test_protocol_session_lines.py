@@ -71,6 +71,10 @@ POISON = {
         "nested more than 200 levels deep",
     ),
     "nested 100,000 deep": (deep(100_000), "nested more than 200 levels deep"),
+    "a lone surrogate": (
+        '{"type":"output","step":"choose","output":{"target":"\\ud800"}}',
+        "a string holds a lone surrogate",
+    ),
     "shaped like a result": (
         '{"type":"prompt","kind":"prompt","step":"x"}',
         "shaped like a prompt line, which only skillkit writes",
@@ -150,3 +154,24 @@ def test_a_deeply_nested_history_is_a_usage_error() -> None:
         DEPLOY_CHECK, "advance", "--step", "choose", "--output", "{}", "--history", deep(3000)
     )
     assert call.code == 1 and call.json["error"] == "usage", call.describe()
+
+
+def test_a_lone_surrogate_in_an_output_flag_is_a_usage_error_not_a_crash() -> None:
+    """A string the schema takes as is (deploy's url) could not be printed back out."""
+    history = [
+        {"step": "choose", "response": CHOOSE},
+        {"step": "verify", "response": {"blockers": [], "safe": True}},
+    ]
+    call = run(
+        DEPLOY_CHECK,
+        "advance",
+        "--step",
+        "deploy",
+        "--output",
+        '{"url": "\\ud800"}',
+        "--history",
+        json.dumps(history),
+    )
+    assert call.code == 1, call.describe()
+    assert call.json["error"] == "usage", call.json
+    assert "lone surrogate" in call.json["message"]

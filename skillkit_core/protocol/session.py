@@ -50,12 +50,13 @@ from skillkit_core.protocol.session_store import (
     session_dir,
     session_path,
     sidecar_path,
+    snapshot_key,
     write_sidecar,
 )
 from skillkit_core.protocol.stateless import submitted_step
 
 RESULT_TYPES = frozenset({"prompt", "done", "error"})
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2
 HEADER_ONLY_FLAGS = ("params", "host", "tools", "subagent")
 _SUPERSEDED_SHOWN = 5
 """Line numbers a note about superseded lines lists before it says how many more."""
@@ -408,11 +409,30 @@ def _replayed(definition: SkillDefinition, header: Header, results: list[_Line])
 
 
 def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:
+    """The sidecar's content when it is ours and authentic, ``None`` when there is none
+    to use (the run is then rebuilt from the file, which is verified on the way).
+
+    The first line of a sidecar is an HMAC-SHA256 tag of the rest under the folder's
+    snapshot key. A tag that does not match (the engine state edited, to skip a step) is a
+    ``SessionError``; the session file is left as it is.
+    """
+    import hmac
+
     raw = read_sidecar(path)
     if raw is None:
         return None
+    key, created = snapshot_key(path.parent)
+    tag, _, payload = raw.partition(b"\n")
+    expected = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+    if not hmac.compare_digest(tag, expected):
+        if created:
+            return None  # the key is new: nothing could have been signed with it
+        raise SessionError(
+            f"session '{session_id}': its snapshot {path.name} was modified (its tag does not "
+            "match); only skillkit writes it. Start a new session"
+        )
     try:
-        cached = json.loads(raw)
+        cached = json.loads(payload)
     except ValueError:
         return None
     ok = (
@@ -430,7 +450,9 @@ def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:
 def _write_cache(
     path: Path, session_id: str, engine: Engine, size: int, lines: int, sha: str
 ) -> str | None:
-    """Write the sidecar; a failure only costs speed later, so it becomes a note."""
+    """Write the sidecar, tagged; a failure only costs speed later, so it becomes a note."""
+    import hmac
+
     cache = {
         "v": SIDECAR_VERSION,
         "sessionId": session_id,
@@ -439,8 +461,11 @@ def _write_cache(
         "sha256": sha,
         "engine": engine.snapshot(),
     }
+    payload = json_line(cache).encode("utf-8")
     try:
-        write_sidecar(path, json_line(cache).encode("utf-8"))
+        key, _ = snapshot_key(path.parent)
+        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+        write_sidecar(path, tag + b"\n" + payload)
     except (SessionError, OSError) as error:
         return f"warning: could not write the session snapshot ({error}); later calls replay"
     return None

@@ -220,6 +220,35 @@ def _lock(fd: int, path: Path) -> None:
             time.sleep(0.005)
 
 
+KEY_FILE: Final = f"{FILE_PREFIX}snapshot.key"
+"""The per-user key that authenticates snapshot sidecars, beside the session files."""
+
+
+def snapshot_key(folder: Path) -> tuple[bytes, bool]:
+    """``(key, created)``: the folder's snapshot key, made (32 random bytes, 0600) when
+    missing. ``created`` is true when this call made it, so no sidecar was signed with it.
+    A key file that is not a private regular file of ours is refused."""
+    import secrets
+
+    path = folder / KEY_FILE
+    created = False
+    if not os.path.lexists(path):
+        try:
+            create_file(path, secrets.token_bytes(32))
+            created = True
+        except SessionError:
+            if not os.path.lexists(path):  # not a race with another call: a real failure
+                raise
+    fd = _open_existing(path, "snapshot key", os.O_RDONLY)
+    try:
+        key = os.read(fd, 64)
+    finally:
+        os.close(fd)
+    if len(key) != 32:
+        raise SessionError(f"refusing snapshot key {path}: it does not hold 32 bytes")
+    return key, created
+
+
 def read_sidecar(path: Path) -> bytes | None:
     """The sidecar's bytes, or ``None`` when it is missing or not safely ours (it is only a
     cache: the session file is rebuilt from scratch without it)."""

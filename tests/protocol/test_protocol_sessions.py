@@ -3,6 +3,7 @@ sidecar, and reading what the agent appended."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import re
@@ -279,11 +280,28 @@ def _sidecar(session: Session) -> Path:
     return session.folder / f"skill-kit-{session.session_id}.snapshot.json"
 
 
+def _cache(session: Session) -> dict:
+    """The sidecar's content (after its tag line)."""
+    return json.loads(_sidecar(session).read_bytes().partition(b"\n")[2])
+
+
+def _write_cache(session: Session, cache: dict, *, sign: bool) -> None:
+    """Replace the sidecar's content, tagged with the folder's key (as skillkit would) or
+    with the old tag (as an agent editing the snapshot would)."""
+    payload = json.dumps(cache).encode("utf-8")
+    if sign:
+        key = (session.folder / "skill-kit-snapshot.key").read_bytes()
+        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+    else:
+        tag = _sidecar(session).read_bytes().partition(b"\n")[0]
+    _sidecar(session).write_bytes(tag + b"\n" + payload)
+
+
 def test_sidecar_is_private_and_describes_the_file(tmp_path: Path) -> None:
     session = _at_verify(tmp_path)
     sidecar = _sidecar(session)
     assert stat.S_IMODE(sidecar.stat().st_mode) == 0o600
-    cache = json.loads(sidecar.read_text())
+    cache = _cache(session)
     assert cache["bytes"] == session.file.stat().st_size
     assert cache["lines"] == len(session.lines())
     assert cache["engine"]["current"] == "verify"
@@ -292,16 +310,47 @@ def test_sidecar_is_private_and_describes_the_file(tmp_path: Path) -> None:
 def test_advance_restores_the_snapshot_instead_of_replaying(tmp_path: Path) -> None:
     """Flat cost: with an intact sidecar the engine state comes from the snapshot."""
     session = _at_verify(tmp_path)
-    sidecar = _sidecar(session)
-    cache = json.loads(sidecar.read_text())
+    cache = _cache(session)
     cache["engine"]["current"] = "deploy"  # a state the file's history would not give
-    sidecar.write_text(json.dumps(cache))
+    _write_cache(session, cache, sign=True)
     call = session.advance("--step", "deploy", "--output", '{"url": "u"}')
     assert call.code == 0, call.describe()
     assert result_of(session.line(int(call.stdout)))["kind"] == "done"
 
 
-@pytest.mark.parametrize("damage", ["missing", "garbage", "stale", "other-session"])
+@pytest.mark.parametrize("edit", ["skip-to-the-last-step", "other-session", "garbage"])
+def test_an_edited_snapshot_is_a_session_error_and_changes_nothing(
+    tmp_path: Path, edit: str
+) -> None:
+    """The agent can write the sidecar, but not its tag: editing the engine state to jump to
+    the last step used to give 'done' straight away."""
+    session = _at_verify(tmp_path)
+    cache = _cache(session)
+    if edit == "skip-to-the-last-step":
+        cache["engine"]["current"] = "deploy"
+        _write_cache(session, cache, sign=False)
+    elif edit == "other-session":
+        cache["sessionId"] = "f" * 32
+        _write_cache(session, cache, sign=False)
+    else:
+        _sidecar(session).write_text("{not json")
+    before = session.file.read_bytes()
+    refused = session.advance("--step", "deploy", "--output", '{"url": "u"}')
+    assert refused.code == 1 and refused.json["error"] == "session", refused.describe()
+    assert "its snapshot" in refused.json["message"] and "was modified" in refused.json["message"]
+    assert session.file.read_bytes() == before
+
+
+def test_a_lost_key_costs_a_rebuild_not_the_session(tmp_path: Path) -> None:
+    session = _at_verify(tmp_path)
+    (session.folder / "skill-kit-snapshot.key").unlink()
+    call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "deploy"
+    assert stat.S_IMODE((session.folder / "skill-kit-snapshot.key").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("damage", ["missing", "stale", "other-session"])
 def test_a_lost_or_stale_sidecar_is_rebuilt_from_the_file(tmp_path: Path, damage: str) -> None:
     session, _ = start_session(DEPLOY_CHECK, tmp_path)
     sidecar = _sidecar(session)
@@ -310,18 +359,16 @@ def test_a_lost_or_stale_sidecar_is_rebuilt_from_the_file(tmp_path: Path, damage
     assert session.advance().code == 0
     if damage == "missing":
         sidecar.unlink()
-    elif damage == "garbage":
-        sidecar.write_text("{not json")
     elif damage == "stale":
         sidecar.write_bytes(early)  # as if the last call died after appending
-    else:
-        cache = json.loads(sidecar.read_text())
+    else:  # skillkit's own snapshot of another session (copied over this one's)
+        cache = _cache(session)
         cache["sessionId"] = "f" * 32
-        sidecar.write_text(json.dumps(cache))
+        _write_cache(session, cache, sign=True)
     call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
     assert call.code == 0, call.describe()
     assert result_of(session.line(int(call.stdout)))["step"] == "deploy"
-    assert json.loads(sidecar.read_text())["lines"] == len(session.lines())
+    assert _cache(session)["lines"] == len(session.lines())
 
 
 def test_rebuild_replays_without_running_actions(tmp_path: Path) -> None:

@@ -11,6 +11,11 @@ Without a usable sidecar (missing, unreadable, stale after a crash) the run is r
 from the file, which is verified on the way: each result line must be what the skill
 produces from the header and the outputs before it (see ``_rebuild``), so an edited file
 is reported even when the sidecar that would have shown it is gone.
+
+Lines after the snapshot are the agent's. The newest counts; the ones it supersedes cost
+one note on stderr however many there are; one that cannot be used (not JSON, nested too
+deeply, shaped like a result or header skillkit did not write) is refused for itself,
+and the next valid output line continues the run.
 """
 
 from __future__ import annotations

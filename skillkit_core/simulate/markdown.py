@@ -318,9 +318,14 @@ def _unexplored(explored: Exploration, bound: int) -> str:
             f"- steps no run reached: {_names(explored.unreached)} (see the coverage below)"
         )
     for edge in explored.untaken:
+        why = (
+            "its code names that step, but no run made it return it (it may never)"
+            if edge.kind == "dynamic"
+            else "no generated answer made its condition hold"
+        )
         lines.append(
-            f"- no run went `{edge.source}` → `{edge.target}` ({edge.kind}): no generated "
-            "answer made its condition hold (steer it with --choose or a responses fixture)"
+            f"- no run went `{edge.source}` → `{edge.target}` ({edge.kind}): {why}; steer it "
+            "with --choose or a responses fixture"
         )
     for step in explored.opaque:
         lines.append(

@@ -207,7 +207,7 @@ class Exploration:
     unreached: list[str] = field(default_factory=list)
     """Steps the graph can reach that no run reached."""
     untaken: list[GraphEdge] = field(default_factory=list)
-    """Written transitions (``next``, branches, guards) of reached steps no run took."""
+    """Transitions of reached steps no run took (a callable's read from its code)."""
     opaque: list[str] = field(default_factory=list)
     """Reached steps whose callable ``next`` names no step: their alternatives are unknown."""
     bound_reached: bool = False

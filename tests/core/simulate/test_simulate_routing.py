@@ -246,3 +246,30 @@ def test_preview_of_the_docs_help_desk_lists_every_route_of_its_f_strings() -> N
         "topic:auth",
         "topic:rate-limits",
     ]
+
+
+class Note(BaseModel):
+    note: str
+
+
+def test_a_callable_edge_no_run_took_is_not_claimed_explored() -> None:
+    # 'fast' is reached through 'slow', but no generated note is "urgent": the way
+    # start → fast was never tried, whatever the steps reached say.
+    definition = (
+        skill(name="free-text", entry="start", description="x")
+        .step(
+            "start",
+            prompt="Note?",
+            response=Note,
+            next=lambda ctx: "fast" if ctx.response.note == "urgent" else "slow",
+        )
+        .step("slow", prompt="Slow.", next="fast")
+        .step("fast", prompt="Fast.", next=terminal)
+        .build()
+    )
+    report = simulate(definition, all_paths=True)
+    assert report.coverage.uncovered_steps == []
+    assert [(e.source, e.target) for e in report.exploration.untaken] == [("start", "fast")]
+    text = simulation_markdown(report)
+    assert "every alternative explored" not in text
+    assert "- no run went `start` → `fast` (dynamic): its code names that step" in text

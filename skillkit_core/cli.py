@@ -300,7 +300,12 @@ def simulate(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the generated responses.")] = 0,
     all_paths: Annotated[
-        bool, typer.Option("--all-paths", help="Explore distinct paths; report coverage.")
+        bool,
+        typer.Option(
+            "--all-paths",
+            help="Explore distinct paths (each value of the closed fields routing reads); "
+            "report what was not explored, and coverage.",
+        ),
     ] = False,
     max_paths: Annotated[int | None, typer.Option(min=1, help="Bound for --all-paths.")] = None,
     run_actions: Annotated[

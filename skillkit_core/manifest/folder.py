@@ -12,9 +12,11 @@ from typing import Any, NamedTuple
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import (
     NO_SUPPRESSIONS,
+    Link,
     MarkdownScan,
     Suppressions,
     find_suppressions,
+    scan_links,
     scan_markdown,
 )
 from skillkit_core.manifest.parse import (
@@ -152,6 +154,15 @@ class SkillFolder:
             text = self.read_text(file)
             scans[file.relative] = None if text is None else scan_markdown(text.splitlines())
         return scans[file.relative]
+
+    def links_of(self, file: FolderFile) -> list[Link]:
+        """The links of a markdown file of the folder (none when it cannot be read), by
+        the whole scan when one was made, else by the faster links-only scan."""
+        scan = self._scans.get(file.relative)
+        if scan is None:
+            text = self.read_text(file)
+            return [] if text is None else scan_links(text).links
+        return scan.links
 
     @cached_property
     def _scans(self) -> dict[str, MarkdownScan | None]:

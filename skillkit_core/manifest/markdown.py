@@ -112,6 +112,50 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
     return scan
 
 
+# What makes a line one a link scan reads: a link's '](', a definition's ']:', or what
+# may open or close a fence.
+_LINK_SCAN_NEEDLES = ("](", "]:", "```", "~~~")
+
+
+def scan_links(text: str) -> MarkdownScan:
+    """The links of a whole markdown ``text`` (lines split at ``\n``, a ``\r`` before
+    it dropped), as :func:`scan_markdown` finds them, with nothing else filled in. Only
+    the lines holding one of :data:`_LINK_SCAN_NEEDLES` are looked at, found by substring
+    searches (each needle's next place is kept until the scan passes it, so the text is
+    searched once per needle): a reference of thousands of lines and a few links costs
+    a few searches."""
+    scan = MarkdownScan()
+    if "](" not in text and "]:" not in text:
+        return scan
+    after = [text.find(needle) for needle in _LINK_SCAN_NEEDLES]
+    fence: str | None = None
+    line = 0
+    counted = 0  # the newlines before ``line`` are counted up to here
+    while True:
+        waiting = [place for place in after if place >= 0]
+        if not waiting:
+            break
+        found = min(waiting)
+        start = text.rfind("\n", counted, found) + 1
+        end = text.find("\n", found)
+        end = len(text) if end < 0 else end
+        line += text.count("\n", counted, start)
+        counted = start
+        row = text[start:end].rstrip("\r")
+        opener = _FENCE.match(row)
+        if fence is not None:
+            if _closes(opener, fence):
+                fence = None
+        elif opener:
+            fence = opener.group(1)
+        else:
+            _scan_prose_line(scan, row, line, links_only=True)
+        for index, place in enumerate(after):
+            if 0 <= place <= end:
+                after[index] = text.find(_LINK_SCAN_NEEDLES[index], end + 1)
+    return scan
+
+
 def _may_matter(text: str) -> bool:
     """False for a prose line nothing is found in: no fence (``` or ~~~), code span,
     link, reference definition or path needs one of these characters."""
@@ -125,15 +169,16 @@ def _closes(opener: re.Match[str] | None, fence: str) -> bool:
     return marker[0] == fence[0] and len(marker) >= len(fence)
 
 
-def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
+def _scan_prose_line(scan: MarkdownScan, text: str, line: int, links_only: bool = False) -> None:
     # Cheap character tests first: most prose lines hold no code, link or path at all.
     code = _NO_SPANS
     if "`" in text:
         spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
         if spans:
-            scan.inline_code[line] = spans
+            if not links_only:
+                scan.inline_code[line] = spans
             code = _Spans(spans)
-        if "!`" in text:
+        if "!`" in text and not links_only:
             for match in re.finditer(_DYNAMIC_INLINE, text):
                 where = SourceRange(line, match.start(1), line, match.end(1))
                 scan.commands.append(Command(match.group(1), where))
@@ -162,7 +207,8 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int) -> None:
             scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
             # It starts the line, and a link may lie inside its target: spans must merge.
             taken.insert(0, (definition.start(), definition.end()))
-    _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS, code=code)
+    if not links_only:
+        _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS, code=code)
 
 
 def _mentions(

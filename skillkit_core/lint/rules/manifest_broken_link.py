@@ -45,10 +45,10 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             continue
         if not file.relative.lower().endswith(_MARKDOWN):
             continue
-        scan = folder.scan_of(file)
-        if scan is not None and scan.links:
+        links = folder.links_of(file)
+        if links:
             base = posixpath.dirname(file.relative)
-            yield from _broken(folder, scan.links, base, folder.display(file))
+            yield from _broken(folder, links, base, folder.display(file))
 
 
 RULE = Rule(

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.links import local_target, mention_path
-from skillkit_core.manifest.markdown import find_suppressions, scan_markdown
+from skillkit_core.manifest.markdown import find_suppressions, scan_links, scan_markdown
 from tests.core.manifest.linear_support import watchdog
 
 TEXT = """See [guide](references/guide.md "Title") and ![img](<assets/a b.png>).
@@ -61,6 +61,19 @@ def test_a_long_unclosed_brace_list_is_scanned_once() -> None:
     with watchdog():
         scan = scan_markdown(["scripts/a" + "{b" * 100_000, "scripts/" + "." * 200_000 + "{"])
     assert [m.path for m in scan.mentions] == ["scripts/a"]
+
+
+def test_a_links_only_scan_keeps_fences_and_code_spans_apart() -> None:
+    assert scan_links("\n".join(TEXT)).links == scan_markdown(TEXT).links
+    lines = ["`[x](in-code.md)` [y](y.md)", "```", "[z](in-fence.md)", "```", "", "[w](w.md)"]
+    scan = scan_links("\n".join(lines))
+    assert [(link.target, link.range.line) for link in scan.links] == [("y.md", 0), ("w.md", 5)]
+    assert not scan.mentions and not scan.code_lines and not scan.inline_code
+
+
+def test_a_links_only_scan_of_a_long_line_is_linear() -> None:
+    with watchdog():
+        assert len(scan_links("]" * 300_000 + "[a](b) " * 50_000).links) == 50_000
 
 
 def test_code_lines_and_dynamic_commands() -> None:
@@ -148,6 +161,18 @@ PIECES = [
     *("scripts/", "x.md", "](", "[a](b)", "]:", "<!-- skillkit: ignore["),
     *("{", "}", "{a,b}", "*", ",", "?"),
 ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(PIECES),
+        max_size=60,
+    ).map("".join)
+)
+def test_a_links_only_scan_finds_the_same_links(line: str) -> None:
+    lines = [line, "```", line, "```", line, "  ~~~ x", line, "~~~", line]
+    assert scan_links("\r\n".join(lines)).links == scan_markdown(lines).links
 
 
 @settings(max_examples=300, deadline=None)

@@ -13,7 +13,10 @@
   that cannot run alone (a signature, a ``.step(...)`` call) and must say why.
 - ``json``, ``yaml`` and ``toml`` blocks parse (``{…}``/``[…]``/``…`` mark elided parts of
   JSON); ``console`` and ``sh`` blocks have each ``skillkit`` and ``scripts/run`` command
-  parsed by the real command-line parsers (a usage synopsis is a ``text`` block);
+  parsed by the real command-line parsers (a usage synopsis is a ``text`` block), and a
+  console block marked ``<!-- docs-test: run DIR -->`` is run: each ``$ skillkit ...``
+  command in DIR (``scratch``, or a folder of the repository), its output holding the
+  lines shown, in order (a ``...`` line stands for lines left out, ``…`` for text);
   ``text``, ``xml``, ``markdown`` and ``lua`` blocks are shown output, synopses or editor
   configuration, and a block without a language fails.
 """
@@ -106,9 +109,10 @@ def test_every_block_says_what_it_is(block: Block) -> None:
     known = {"python", "json", "yaml", "toml", "console", "sh"} | SHOWN
     assert block.language in known, f"{block.where}: a code block needs a known language"
     if block.marker is not None:
-        assert block.marker in ("file", "excerpt", "fragment"), block.where
+        assert block.marker in ("file", "excerpt", "fragment", "run"), block.where
         assert block.argument, f"{block.where}: a {block.marker} marker needs its argument"
-        assert block.language == "python", f"{block.where}: markers are for python blocks"
+        wanted = "console" if block.marker == "run" else "python"
+        assert block.language == wanted, f"{block.where}: a {block.marker} block is {wanted}"
 
 
 # -- python ----------------------------------------------------------------------------
@@ -275,3 +279,49 @@ def test_every_skillkit_and_scripts_run_command_parses(block: Block) -> None:
                     pytest.fail(f"{block.where}: {' '.join(words)}: {error.format_message()}")
         elif program.endswith("scripts/run"):
             parse_args(words[1:], ("setup", "doctor"))
+
+
+RUN = [b for b in ALL if b.marker == "run"]
+
+
+@pytest.mark.parametrize("block", RUN, ids=lambda b: b.where)
+def test_console_blocks_marked_run_print_what_they_show(block: Block, scratch: Path) -> None:
+    import subprocess
+
+    folder = scratch if block.argument == "scratch" else ROOT / block.argument
+    skillkit = str(Path(sys.executable).parent / "skillkit")
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    for words, shown in transcript(block):
+        assert words[0] == "skillkit", f"{block.where}: only skillkit commands are run"
+        done = subprocess.run(
+            [skillkit, *words[1:]], cwd=folder, capture_output=True, text=True, env=env, timeout=120
+        )
+        output = (done.stdout + done.stderr).splitlines()
+        at = 0
+        for line in shown:
+            pattern = re.compile(".*".join(re.escape(part) for part in line.split("…")))
+            while at < len(output) and not pattern.fullmatch(output[at].rstrip()):
+                at += 1
+            assert at < len(output), (
+                f"{block.where}: {' '.join(words)} did not print {line!r}; it printed:\n"
+                + "\n".join(output)
+            )
+            at += 1
+
+
+def transcript(block: Block) -> list[tuple[list[str], list[str]]]:
+    """Each ``$`` command of a console block with the output lines shown after it."""
+    found: list[tuple[list[str], list[str]]] = []
+    for words in commands(block):
+        found.append((words, []))
+    index = -1
+    pending = False
+    for line in block.text.splitlines():
+        if line.startswith("$ ") or pending:
+            if not pending:
+                index += 1
+            pending = line.rstrip().endswith("\\")
+            continue
+        if index >= 0 and line.strip() not in ("...", ""):
+            found[index][1].append(line.rstrip())
+    return found

@@ -60,6 +60,11 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
         return Reply(help_text(definition, inv.help_topic, inv.subskill), 0)
     if inv.command in ("topics", "topic"):
         return _topics(definition, inv)
+    if inv.session is not None and inv.command != "start":
+        from skillkit_core.protocol import session
+
+        # The session's header holds the host, tools and subagent flag of its start.
+        return session.advance(definition, inv)
     from skillkit_core.protocol.engines import make_handshake
 
     handshake = make_handshake(inv.host, inv.tools, inv.subagent)
@@ -77,9 +82,7 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
     if inv.session is not None:
         from skillkit_core.protocol import session
 
-        if inv.command == "start":
-            return session.start(definition, inv, handshake)
-        return session.advance(definition, inv)
+        return session.start(definition, inv, handshake)
     from skillkit_core.protocol import stateless
     from skillkit_core.protocol.engines import workflow_of
 

@@ -53,3 +53,25 @@ def test_a_session_keeps_the_detected_host_in_its_header(tmp_path):
     header = ok(call)
     first = Path(header["file"]).read_text(encoding="utf-8").splitlines()[0]
     assert json.loads(first)["host"] == "codex"
+
+
+def test_an_advance_on_a_session_says_nothing_about_detection(tmp_path):
+    env = {"CODEX_THREAD_ID": "t1"}
+    start = ok(
+        run(DEPLOY_CHECK, "start", "--session", "new", "--session-dir", str(tmp_path), env=env)
+    )
+    call = run(
+        DEPLOY_CHECK,
+        "advance",
+        "--session",
+        start["sessionId"],
+        "--session-dir",
+        str(tmp_path),
+        "--step",
+        "choose",
+        "--output",
+        '{"target": "staging"}',
+        env=env,
+    )
+    assert call.code == 0, call.describe()
+    assert "detected" not in call.stderr

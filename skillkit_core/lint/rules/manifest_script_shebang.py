@@ -93,11 +93,9 @@ def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
     if shebang is None:
         return None
     edit = TextEdit(_START, shebang + "\n", file=diagnostic.file)
-    return Fix(
-        title=f"Add '{shebang}' and make the script executable",
-        edits=(edit,),
-        executable=(diagnostic.file,),
-    )
+    # The title names the edit alone: an editor applies it as text; 'skillkit check
+    # --fix' also sets the executable bit the fix lists.
+    return Fix(title=f"Add '{shebang}'", edits=(edit,), executable=(diagnostic.file,))
 
 
 RULE = Rule(

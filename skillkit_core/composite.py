@@ -372,7 +372,9 @@ class CompositeEngine:
             if waiting
             else "this run has already finished; start a new one"
         )
-        return ErrorResult("state", f"{where(self.definition.name)}{message}", step)
+        return ErrorResult(
+            "state", f"{where(self.definition.name)}{message}", step, retry=waiting is not None
+        )
 
 
 def _partition(

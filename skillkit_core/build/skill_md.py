@@ -257,9 +257,13 @@ def _session_usage(name: str) -> list[str]:
         "4. Run `RUN advance --session SESSION_ID`. It prints the number of the next line "
         "to read.\n"
         '5. Repeat from 2 until that line has `"type":"done"`: its `finalOutput` is the '
-        'result. A line with `"type":"error"` and `"retry":true` means the answer did not '
-        "fit the schema: read `message`, append a corrected output line and advance "
-        "again.\n",
+        'result. A line with `"type":"error"` answers your output line: read `message`; '
+        'with `"retry":true`, append a corrected output line and advance again. If '
+        "`advance` prints a JSON error instead of a line number, the session itself cannot "
+        "be used (unknown id, damaged file): start a new one.\n"
+        "6. When you are done with a session, `RUN cleanup --session SESSION_ID` removes its "
+        "files.\n",
+        _large_json_note("--params"),
     ]
 
 
@@ -274,9 +278,18 @@ def _stateless_usage(name: str) -> list[str]:
         "and every `autoAdvanced` entry you have received so far, in order (`[]` on the "
         "first advance).\n"
         '3. Repeat until the result has `"kind": "done"`: its `finalOutput` is the result. '
-        'A result with `"kind": "error"` and `"retry": true` means the answer did not fit '
-        "the schema: read `message` and submit a corrected answer.\n",
+        'A result with `"kind": "error"` and `"retry": true` means a corrected call can '
+        "succeed: read `message` and submit a corrected answer.\n",
+        _large_json_note("--output"),
     ]
+
+
+def _large_json_note(flag: str) -> str:
+    return (
+        "JSON that holds an apostrophe (it cannot stand inside '…' in a shell) or is larger "
+        f"than about 100 KB goes in a file: `{flag} @FILE` (every JSON flag takes `@FILE`, "
+        "or `-` for standard input).\n"
+    )
 
 
 def _host_ids() -> str:

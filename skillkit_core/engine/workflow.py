@@ -180,7 +180,7 @@ class WorkflowEngine:
                 f"{where(self.definition.name)}'{step}' is not a step of this skill "
                 f"(steps: {', '.join(self.definition.steps)})",
                 step=step if isinstance(step, str) else None,
-                retry=False,
+                retry=self.current is not None and not self.finished,
             )
         if self.finished:
             return self._state_error("this run has already finished; start a new one", step)
@@ -191,11 +191,14 @@ class WorkflowEngine:
                 f"step '{step}' is not the current step; the workflow is waiting for "
                 f"'{self.current}'",
                 step,
+                retry=True,  # the same output for the current step can succeed
             )
         return None
 
-    def _state_error(self, message: str, step: str | None = None) -> ErrorResult:
-        return ErrorResult("state", f"{where(self.definition.name)}{message}", step, retry=False)
+    def _state_error(
+        self, message: str, step: str | None = None, *, retry: bool = False
+    ) -> ErrorResult:
+        return ErrorResult("state", f"{where(self.definition.name)}{message}", step, retry=retry)
 
     # -- entering steps -----------------------------------------------------------
 

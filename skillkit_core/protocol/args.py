@@ -14,7 +14,7 @@ from typing import Any, Final
 from skillkit_core.errors import UsageError
 from skillkit_core.protocol import jsontext
 
-COMMANDS: Final = ("start", "advance", "mcp", "topics", "topic", "help")
+COMMANDS: Final = ("start", "advance", "cleanup", "mcp", "topics", "topic", "help")
 """Subcommands; a composite also accepts ``<subskill> [start|advance]``."""
 
 MISSING: Final = object()
@@ -64,7 +64,8 @@ FLAGS: Final = {
         Flag("host", "host id: claude-code, codex, opencode, gemini-cli, cursor, ...", "HOST"),
         Flag("tools", "comma-separated names of the tools the agent has", "A,B"),
         Flag("subagent", "the caller is a subagent: --tools is authoritative", boolean=True),
-        Flag("session", "'new' on start, the session id on advance", "new|ID"),
+        Flag("session", "'new' on start, the session id on advance and cleanup", "new|ID"),
+        Flag("all", "cleanup: every finished session of this skill", boolean=True),
         Flag("session-dir", "folder for session files (default: a private temp folder)", "DIR"),
         Flag(
             "output-mode",
@@ -88,6 +89,7 @@ ALLOWED: Final = {
         "session-dir",
         "output-mode",
     ),
+    "cleanup": ("session", "all", "session-dir"),
     "mcp": ("host", "tools", "subagent"),
     "topics": ("host", "tools", "subagent"),
     "topic": ("host", "tools", "subagent"),
@@ -119,6 +121,7 @@ class Invocation:
     session: str | None = None
     session_dir: str | None = None
     output_mode: str | None = None
+    all: bool = False
     flags: frozenset[str] = frozenset()
     """The flags that appeared on the command line (without ``--``)."""
 
@@ -326,8 +329,14 @@ def _check_combinations(inv: Invocation) -> None:
     if inv.output_mode is not None and inv.output_mode not in OUTPUT_MODES:
         raise BadFlagValue(f"--output-mode must be file or flag; got '{inv.output_mode}'")
     for flag in ("session-dir", "output-mode"):
-        if inv.given(flag) and inv.session is None:
+        if inv.given(flag) and inv.session is None and inv.command != "cleanup":
             raise UsageError(f"--{flag} only applies in session mode (with --session)")
+    if inv.command == "cleanup":
+        if (inv.session is None) == (not inv.all):
+            raise UsageError("cleanup takes --session ID (one session) or --all, one of the two")
+        if inv.session == "new":
+            raise UsageError("cleanup takes the id of an existing session, not 'new'")
+        return
     if inv.command == "start" and inv.session not in (None, "new"):
         raise UsageError(
             "start takes --session new (an existing session continues with advance --session ID)"

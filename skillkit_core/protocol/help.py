@@ -10,6 +10,7 @@ Definition = SkillDefinition | ReferenceDefinition
 _SUMMARIES = {
     "start": "Start a run and print the first prompt (the default subcommand).",
     "advance": "Submit the output of the current step and print what comes next.",
+    "cleanup": "Remove a session's files (--session ID), or every finished one (--all).",
     "mcp": "Serve this skill over MCP on stdio (one tool call per step or topic).",
     "topics": "List the topics, one 'name: label' line each.",
     "topic": "Print the content of one topic.",
@@ -21,6 +22,7 @@ _USAGE = {
     "advance": "advance --step STEP --output JSON --history JSON [--params JSON] [--host HOST] "
     "[--tools A,B] [--subagent]\n       advance --session ID [--session-dir DIR] "
     "[--step STEP --output JSON]",
+    "cleanup": "cleanup --session ID | --all [--session-dir DIR]",
     "mcp": "mcp [--host HOST] [--tools A,B] [--subagent]",
     "topics": "topics",
     "topic": "topic NAME",
@@ -34,8 +36,14 @@ _NOTES = {
     "advance": (
         "Stateless: pass the history of every completed and autoAdvanced entry so far.\n"
         'Session (file mode): append {"type":"output","step":S,"output":O} as one line\n'
-        "to the session file, then call advance --session ID; it prints the line to read.\n"
-        "Exit codes: 0 for prompt, done and validation errors (retry the step); 1 otherwise."
+        "to the session file, then call advance --session ID; it prints the line to read,\n"
+        "an error about your output included. JSON flags take @FILE or - (stdin) as well.\n"
+        "Exit codes: 0 for prompt, done and validation errors (and in a session for every\n"
+        "answer written to the file); 1 otherwise."
+    ),
+    "cleanup": (
+        "Prints {removed: [ID…], files: [PATH…]}; a session already gone is not an error.\n"
+        "--all removes only the sessions of this skill whose run has finished."
     ),
     "mcp": "Tools: start {params?}, advance {session, step, output}; topic(s) where defined.",
     "topics": "",
@@ -74,7 +82,7 @@ def _overview(definition: Definition) -> str:
     lines.append("usage: scripts/run [SUBCOMMAND] [FLAGS]   (SUBCOMMAND --help for details)")
     lines += ["", "subcommands:"]
     if isinstance(definition, SkillDefinition):
-        commands = ["start", "advance", "mcp"]
+        commands = ["start", "advance", "cleanup", "mcp"]
         if definition.topics:
             commands += ["topics", "topic"]
     else:

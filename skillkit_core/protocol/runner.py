@@ -60,6 +60,10 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
         return Reply(help_text(definition, inv.help_topic, inv.subskill), 0)
     if inv.command in ("topics", "topic"):
         return _topics(definition, inv)
+    if inv.command == "cleanup":
+        from skillkit_core.protocol.session import cleanup
+
+        return cleanup(definition, inv)
     if inv.session is not None and inv.command != "start":
         from skillkit_core.protocol import session
 

@@ -20,8 +20,11 @@ and the next valid output line continues the run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +48,7 @@ from skillkit_core.protocol.engines import (
     run_sync,
     workflow_of,
 )
-from skillkit_core.protocol.output import Reply, exit_code, json_line, result_reply
+from skillkit_core.protocol.output import Reply, error_wire, json_line, result_reply
 from skillkit_core.protocol.session_store import (
     LockedFile,
     checked_session_id,
@@ -53,6 +56,8 @@ from skillkit_core.protocol.session_store import (
     new_session_id,
     read_sidecar,
     session_dir,
+    session_dir_path,
+    session_ids,
     session_path,
     sidecar_path,
     snapshot_key,
@@ -147,6 +152,14 @@ def _parse_header(line: _Line | None, session_id: str, definition: SkillDefiniti
 
 
 # -- lines --------------------------------------------------------------------------------
+
+
+class UnusableOutput(UsageError):
+    """The agent's output for this advance cannot be used (no new line, a line that is not
+    an output line, a step that does not match): answered with a ``usage`` error line in
+    the file, which a corrected output line follows."""
+
+    retry = True
 
 
 @dataclass(frozen=True)
@@ -305,6 +318,7 @@ def _rebuild(
     replay, and end where the file says. Either way the cost is linear in the file.
     """
     sid = header.session_id
+    lines = _answered_junk(lines)
     results = [line for line in lines[1:] if line.is_result]
     if not results:
         raise SessionError(f"session '{sid}' has no result line after its header: truncated?")
@@ -314,6 +328,25 @@ def _rebuild(
         engine = _rerun(definition, header, lines, results)
     tail = [line for line in lines if line.number > results[-1].number]
     return engine, tail
+
+
+_UNUSABLE_LINE = re.compile(r"line (\d+) of the session file ")
+
+
+def _answered_junk(lines: list[_Line]) -> list[_Line]:
+    """``lines`` with every line skillkit answered as unusable marked so (a line shaped
+    like a result that the agent appended is then no result when the file is rebuilt)."""
+    answered: set[int] = set()
+    # Newest first: a line that was itself answered as unusable (an agent's line shaped
+    # like such an answer) says nothing about the lines before it.
+    for line in reversed(lines):
+        if line.number in answered or not line.is_result:
+            continue
+        if line.kind == "error" and line.data.get("error") == "usage":
+            found = _UNUSABLE_LINE.match(str(line.data.get("message", "")))
+            if found and int(found.group(1)) < line.number:
+                answered.add(int(found.group(1)))
+    return [_not_skillkits(line) if line.number in answered else line for line in lines]
 
 
 def _edited(sid: str, number: int, what: str) -> SessionError:
@@ -351,6 +384,9 @@ def _rerun(
         if not line.is_result:
             if line.problem != "blank":
                 last = line
+            continue
+        if line.kind == "error" and line.data.get("error") == "usage":
+            last = None  # an answer to an output that could not be used: nothing ran
             continue
         if line is results[0]:
             result = run_sync(engine.start(), event_loop=False)
@@ -534,13 +570,18 @@ def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) 
     with LockedFile(path, session_id) as file:
         data = file.read()
         loaded = _load(workflow, session_id, data, sidecar_path(folder, session_id))
-        step, output, own_line = _submission(inv, loaded, path, notes)
         engine = loaded.engine
-        result = run_sync(engine.advance(step, output), event_loop=needs_event_loop(workflow))
-        wire = result.to_wire()
-        if exit_code(wire) != 0:
-            return result_reply(wire, tuple(notes))  # refused: the file stays as it was
-        new_lines = [{"type": "output", "step": step, "output": output}] if own_line else []
+        new_lines: list[dict[str, Any]] = []
+        try:
+            step, output, own_line = _submission(inv, loaded, path, notes)
+        except UnusableOutput as error:
+            wire = error_wire("usage", error.message, engine.current, retry=True)
+        else:
+            result = run_sync(engine.advance(step, output), event_loop=needs_event_loop(workflow))
+            wire = result.to_wire()
+            if own_line:
+                new_lines.append({"type": "output", "step": step, "output": output})
+        # Every answer to the agent's output, error or not, is a line of the file.
         new_lines.append({"type": wire["kind"], **wire})
         text = "".join(json_line(line) + "\n" for line in new_lines)
         appended = (b"\n" if data and not data.endswith(b"\n") else b"") + text.encode("utf-8")
@@ -558,6 +599,54 @@ def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) 
     if note:
         notes.append(note)
     return Reply(f"{total_lines}\n", 0, tuple(notes))
+
+
+def cleanup(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) -> Reply:
+    """Remove one session's files (``--session ID``), or (``--all``) those of every session
+    of this skill whose run has finished. Idempotent: a session already gone is no error.
+    Only files named like session files inside the session folder are touched."""
+    workflow = workflow_of(definition)
+    nothing = Reply(json_line({"removed": [], "files": []}) + "\n", 0)
+    try:
+        folder = session_dir(inv.session_dir, create=False)
+    except SessionError:
+        if not os.path.lexists(session_dir_path(inv.session_dir)):
+            return nothing  # no session was ever started there: nothing to clean
+        raise
+    if inv.session is not None:
+        session_id = checked_session_id(inv.session)
+        candidates = [session_id] if session_path(folder, session_id).exists() else []
+    else:
+        candidates = sorted(session_ids(folder))
+    removed: list[str] = []
+    files: list[str] = []
+    for session_id in candidates:
+        path = session_path(folder, session_id)
+        try:
+            file = LockedFile(path, session_id)
+        except SessionError:
+            if inv.session is not None and os.path.lexists(path):
+                raise  # a file that is not a private regular file of ours: say so
+            continue  # gone meanwhile, or (with --all) not ours to judge
+        with file:
+            if inv.all and not _finished_run_of(workflow, file.read()):
+                continue
+            for target in (path, sidecar_path(folder, session_id)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(target)
+                    files.append(str(target))
+            removed.append(session_id)
+    return Reply(json_line({"removed": removed, "files": files}) + "\n", 0)
+
+
+def _finished_run_of(definition: SkillDefinition, data: bytes) -> bool:
+    """Whether a session file belongs to ``definition`` and its last result is ``done``."""
+    lines = _split(data, 1, 0)
+    header = lines[0].data if lines and lines[0].kind == "header" else None
+    if header is None or header.get("skill") != definition.name:
+        return False
+    results = [line for line in _answered_junk(lines)[1:] if line.is_result]
+    return bool(results) and results[-1].kind == "done"
 
 
 def _submission(
@@ -587,14 +676,14 @@ def _submission(
     pending = _pending_output(loaded.tail, notes)
     current = loaded.engine.current
     if pending is None:
-        raise UsageError(
+        raise UnusableOutput(
             "nothing to submit: append your output as one line, "
             f'{{"type":"output","step":"{current or "STEP"}","output":{{...}}}}, to {path}, '
             "then call advance again (or pass --step and --output)"
         )
     step, output = pending
     if inv.step is not None and submitted_step(inv) != step:
-        raise UsageError(
+        raise UnusableOutput(
             f"--step {inv.step} does not match the newest output line, which is for step '{step}'"
         )
     return step, output, False
@@ -609,20 +698,20 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
     if len(written) > 1:
         notes.append(_superseded_note([line.number for line in written[:-1]], newest.number))
     if newest.problem is not None:
-        raise UsageError(
+        raise UnusableOutput(
             f"line {newest.number} of the session file is {newest.problem}; append the output "
             'as one JSON object on one line: {"type":"output","step":...,"output":...}'
         )
     data = newest.data
     if data.get("type") != "output":
-        raise UsageError(
+        raise UnusableOutput(
             f"line {newest.number} of the session file has type {data.get('type')!r}; the agent "
             'appends lines of type "output"'
         )
     if not isinstance(data.get("step"), str):
-        raise UsageError(f'the output line {newest.number} has no "step" string')
+        raise UnusableOutput(f'the output line {newest.number} has no "step" string')
     if "output" not in data:
-        raise UsageError(f'the output line {newest.number} has no "output"')
+        raise UnusableOutput(f'the output line {newest.number} has no "output"')
     return data["step"], data["output"]
 
 

@@ -58,16 +58,19 @@ def default_session_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"skillkit-{os.getuid()}"
 
 
+def session_dir_path(explicit: str | None) -> Path:
+    """Where the session folder is (``--session-dir`` or the default), unchecked."""
+    if explicit is None:
+        return default_session_dir()
+    if not explicit.strip() or "\x00" in explicit:
+        raise SessionError(f"--session-dir {explicit!r} is not a folder path")
+    return Path(os.path.abspath(os.path.expanduser(explicit)))
+
+
 def session_dir(explicit: str | None, *, create: bool) -> Path:
     """The folder for session files, created if asked, and checked before use."""
-    if explicit is not None:
-        if not explicit.strip() or "\x00" in explicit:
-            raise SessionError(f"--session-dir {explicit!r} is not a folder path")
-        folder = Path(os.path.abspath(os.path.expanduser(explicit)))
-        private = False
-    else:
-        folder = default_session_dir()
-        private = True
+    folder = session_dir_path(explicit)
+    private = explicit is None
     if create:
         try:
             os.makedirs(folder, _PRIVATE_MODE, exist_ok=True)
@@ -106,6 +109,18 @@ def _check_folder(folder: Path, *, private: bool) -> None:
 def session_path(folder: Path, session_id: str) -> Path:
     """``<folder>/skill-kit-<id>.jsonl`` for a checked id."""
     return folder / f"{FILE_PREFIX}{checked_session_id(session_id)}.jsonl"
+
+
+def session_ids(folder: Path) -> list[str]:
+    """The ids of the session files in ``folder`` (names that fit the pattern only)."""
+    suffix = ".jsonl"
+    found = []
+    for name in os.listdir(folder):
+        if name.startswith(FILE_PREFIX) and name.endswith(suffix):
+            candidate = name[len(FILE_PREFIX) : -len(suffix)]
+            if SESSION_ID.fullmatch(candidate):
+                found.append(candidate)
+    return found
 
 
 def sidecar_path(folder: Path, session_id: str) -> Path:

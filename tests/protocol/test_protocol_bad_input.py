@@ -151,15 +151,13 @@ CASES = [
         "history",
     ),
     # unknown step, step out of turn, finished run
+    # (a corrected call can succeed: retry; in session mode these are lines of the file,
+    # see SESSION_ANSWERS below)
     Case(
         "unknown-step",
         lambda s: [*STATELESS_ADVANCE, "--step", "nope", "--output", "{}"],
         "unknown_step",
-    ),
-    Case(
-        "unknown-step-in-session",
-        lambda s: [*_session(s), "--step", "nope", "--output", "{}"],
-        "unknown_step",
+        retry=True,
     ),
     Case(
         "step-not-current",
@@ -171,11 +169,7 @@ CASES = [
             '{"blockers": [], "safe": true}',
         ],
         "state",
-    ),
-    Case(
-        "step-not-current-in-session",
-        lambda s: [*_session(s), "--step", "deploy", "--output", '{"url": "x"}'],
-        "state",
+        retry=True,
     ),
     Case(
         "finished-session",
@@ -242,16 +236,6 @@ CASES = [
         "session-dir-missing",
         lambda s: ["advance", "--session", s.session_id, "--session-dir", str(s.folder / "nope")],
         "session",
-    ),
-    # file mode: what the agent appended
-    Case("nothing-to-submit", _session, "usage"),
-    Case("junk-output-line", _session, "usage", prepare=_junk_line),
-    Case("output-line-of-wrong-type", _session, "usage", prepare=_wrong_type_line),
-    Case(
-        "step-does-not-match-line",
-        lambda s: [*_session(s), "--step", "deploy"],
-        "usage",
-        prepare=lambda s: s.write_output("verify", {"blockers": [], "safe": True}),
     ),
     # command line shape
     Case("unknown-subcommand", lambda s: ["launch"], "usage"),
@@ -343,6 +327,59 @@ def test_bad_input_is_a_json_error_and_changes_nothing(
     call = run(case.entry, *case.args(session))
     assert_error_result(call, case.error, retry=case.retry, exit_code=case.exit)
     assert _snapshot(session.folder) == before, "a refused call must not touch the session"
+
+
+# Session mode: what the agent's own output causes is answered in the file, like a
+# validation error: advance prints the number of the line to read (exit 0) and a corrected
+# output line continues the run.
+SESSION_ANSWERS = [
+    Case(
+        "unknown-step-in-session",
+        lambda s: [*_session(s), "--step", "nope", "--output", "{}"],
+        "unknown_step",
+        retry=True,
+    ),
+    Case(
+        "step-not-current-in-session",
+        lambda s: [*_session(s), "--step", "deploy", "--output", '{"url": "x"}'],
+        "state",
+        retry=True,
+    ),
+    Case("nothing-to-submit", _session, "usage", retry=True),
+    Case("junk-output-line", _session, "usage", retry=True, prepare=_junk_line),
+    Case("output-line-of-wrong-type", _session, "usage", retry=True, prepare=_wrong_type_line),
+    Case(
+        "step-does-not-match-line",
+        lambda s: [*_session(s), "--step", "deploy"],
+        "usage",
+        retry=True,
+        prepare=lambda s: s.write_output("verify", {"blockers": [], "safe": True}),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", SESSION_ANSWERS, ids=lambda c: c.name)
+def test_errors_of_the_agents_output_are_lines_of_the_session_file(
+    case: Case, templates: dict[str, Session], tmp_path: Path
+) -> None:
+    session = _copy(templates["waiting"], tmp_path / "sessions")
+    if case.prepare is not None:
+        case.prepare(session)
+    before = session.file.read_bytes()
+    call = run(case.entry, *case.args(session))
+    assert call.code == 0, call.describe()
+    number = int(call.stdout)
+    assert number == len(session.lines())
+    after = session.file.read_bytes()
+    assert after.startswith(before), "the file is only appended to"
+    line = json.loads(session.lines()[number - 1])
+    assert line["type"] == "error" and line["error"] == case.error and line["retry"] is True
+    assert line["step"] == "verify" or case.error != "usage"
+    # A corrected output line continues the run.
+    session.write_output("verify", {"blockers": [], "safe": True})
+    fixed = session.advance()
+    assert fixed.code == 0, fixed.describe()
+    assert json.loads(session.lines()[int(fixed.stdout) - 1])["step"] == "deploy"
 
 
 def test_tampering_is_reported_not_repaired(templates: dict[str, Session], tmp_path: Path) -> None:

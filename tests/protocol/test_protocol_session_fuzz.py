@@ -95,11 +95,14 @@ def test_a_valid_output_line_always_continues_whatever_came_before(
             code, out, err = call(*advance)
             assert '"internal"' not in out, out
             assert file.read_bytes().startswith(before), "the file is only appended to"
-            if code == 0:  # the junk held a usable line: read where the run is now
+            if code == 0:  # the answer is a line of the file: read where the run is now
                 result = line_at(file, out)
                 if result["kind"] == "done":
                     return
-                step = result["step"]
+                if result["kind"] == "prompt":  # the junk held a usable line
+                    step = result["step"]
+                else:  # an error answers the junk and changes nothing
+                    assert result["kind"] == "error" and result["retry"] is True, result
         before = file.read_bytes()
         with file.open("a", encoding="utf-8") as handle:
             handle.write(_line({"type": "output", "step": step, "output": VALID[step]}) + "\n")

@@ -98,16 +98,21 @@ def test_a_line_that_cannot_be_used_is_reported_and_the_next_valid_line_continue
     session, _ = start_session(DEPLOY_CHECK, tmp_path)
     before = session.file.read_bytes() + line.encode() + b"\n"
     append(session, line)
-    refused = session.advance()
-    assert refused.code == 1, refused.describe()
-    error = refused.json
-    assert error["error"] == "usage", error
+    refused = session.advance()  # answered in the file, like every error of the agent's
+    assert refused.code == 0, refused.describe()
+    assert int(refused.stdout) == 4
+    error = result_of(session.line(4))
+    assert error["error"] == "usage" and error["retry"] is True, error
     assert error["message"].startswith("line 3 of the session file "), error
     assert problem in error["message"], error
-    assert session.file.read_bytes() == before, "a refused call leaves the file as it was"
-    again = session.advance()  # the same answer, not a broken session
-    assert again.json == error
+    assert session.file.read_bytes().startswith(before), "the file is only appended to"
     assert_continues(session)
+    # Rebuilt from the file alone (no snapshot), the answered line is still the agent's.
+    next(session.folder.glob("*.snapshot.json")).unlink()
+    session.write_output("verify", {"blockers": [], "safe": True})
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "deploy"
 
 
 def test_a_poisoned_line_does_not_break_a_skill_with_actions(tmp_path: Path) -> None:
@@ -121,16 +126,14 @@ def test_a_poisoned_line_does_not_break_a_skill_with_actions(tmp_path: Path) -> 
     runs = log.read_text().splitlines()
     append(session, '{"type":"prompt","kind":"prompt","step":"x"}', deep(5000))
     refused = session.advance()
-    assert refused.code == 1, refused.describe()
-    assert "line 4 of the session file is nested more than 200" in refused.json["message"]
+    assert refused.code == 0, refused.describe()
+    assert notes(refused.stderr) == ["skillkit: note: line 3 is superseded by line 4; ignoring it"]
+    answer = result_of(session.line(int(refused.stdout)))
+    assert "line 4 of the session file is nested more than 200" in answer["message"]
     session.write_output("ask", {"part": "docs", "again": False})
     call = session.advance()
     assert call.code == 0, call.describe()
     assert result_of(session.line(int(call.stdout)))["kind"] == "prompt"
-    assert notes(call.stderr) == [
-        "skillkit: note: 2 lines written since the last result are superseded by line 5 "
-        "(lines 3, 4); ignoring them"
-    ]
     assert log.read_text().splitlines()[: len(runs)] == runs
 
 

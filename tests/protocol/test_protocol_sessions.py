@@ -129,9 +129,11 @@ def test_file_mode_validation_error_follows_the_agents_line(tmp_path: Path) -> N
     assert bad.code == 0 and int(bad.stdout) == len(session.lines()) == 6
     assert result_of(session.line(6))["error"] == "validation"
     again = session.advance()  # the refused line is not submitted twice
-    assert again.code == 1 and "nothing to submit" in again.json["message"]
+    assert again.code == 0 and int(again.stdout) == 7
+    assert result_of(session.line(7))["error"] == "usage"
+    assert "nothing to submit" in result_of(session.line(7))["message"]
     session.write_output("verify", VERIFY)
-    assert int(session.advance().stdout) == 8
+    assert int(session.advance().stdout) == 9
 
 
 def test_output_line_without_newline_is_read_and_kept_apart(tmp_path: Path) -> None:
@@ -255,13 +257,13 @@ def test_concurrent_advances_are_serialised(tmp_path: Path) -> None:
     before = len(session.lines())
     procs = [_spawn(session, "--step", "verify", "--output", json.dumps(VERIFY)) for _ in range(5)]
     outcomes = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in procs]
-    winners = [o for o in outcomes if o[0] == 0]
-    assert len(winners) == 1, outcomes
-    losers = [json.loads(o[1]) for o in outcomes if o[0] != 0]
-    assert all(r["error"] == "state" for r in losers), losers
-    lines = session.lines()
-    assert len(lines) == before + 2  # one output line and one result, nothing interleaved
-    assert [json.loads(line)["type"] for line in lines[before:]] == ["output", "prompt"]
+    assert [o[0] for o in outcomes] == [0] * 5, outcomes
+    lines = [json.loads(line) for line in session.lines()[before:]]
+    # Each call's output line and its answer, one pair after the other, nothing interleaved:
+    # the first call moves the run on, the four after it are told the step is not current.
+    assert [line["type"] for line in lines] == ["output", "prompt"] + ["output", "error"] * 4
+    assert all(line["error"] == "state" for line in lines[3::2])
+    assert sorted(int(o[1]) for o in outcomes) == list(range(before + 2, before + 11, 2))
 
 
 def test_concurrent_file_mode_advances_consume_the_output_once(tmp_path: Path) -> None:
@@ -269,8 +271,11 @@ def test_concurrent_file_mode_advances_consume_the_output_once(tmp_path: Path) -
     session.write_output("verify", VERIFY)
     procs = [_spawn(session) for _ in range(4)]
     codes = sorted(p.wait(timeout=60) for p in procs)
-    assert codes == [0, 1, 1, 1]
-    assert [json.loads(line)["type"] for line in session.lines()][-2:] == ["output", "prompt"]
+    assert codes == [0, 0, 0, 0]
+    lines = [json.loads(line) for line in session.lines()]
+    # The output is submitted once; the three calls after it find nothing new to submit.
+    assert [line["type"] for line in lines][-5:] == ["output", "prompt", "error", "error", "error"]
+    assert all("nothing to submit" in line["message"] for line in lines[-3:])
 
 
 # -- the snapshot sidecar ---------------------------------------------------------------------

@@ -38,7 +38,7 @@ RULE = Rule(
     rationale=(
         "Skills are copied, zipped and installed as a folder; files outside it do not "
         "travel with the skill, and runtimes block path traversal on purpose. Links to a "
-        "plugin skill's slash command ([x](/plugin:skill)) name no file and are not reported."
+        "plugin skill's slash command (`[x](/plugin:skill)`) name no file and are not reported."
     ),
     bad="[shared notes](../common/notes.md)",
     good="[notes](references/notes.md)",

@@ -55,7 +55,7 @@ class SkillTools:
         d = self.definition
         specs: list[ToolSpec] = []
         if isinstance(d, SkillDefinition):
-            specs += [self._start_spec(d), _ADVANCE]
+            specs += [self._start_spec(d), _advance_spec(d)]
         if d.topics:
             specs.append(
                 ToolSpec(
@@ -253,21 +253,51 @@ class SkillTools:
         return "\n".join(lines)
 
 
-_ADVANCE = ToolSpec(
-    "advance",
-    "Submit your output for the current step of a run. Returns the next prompt, the "
-    "done result, or an error (retry true: fix the output and advance the same step).",
-    {
-        "type": "object",
-        "properties": {
-            "session": {"type": "string", "description": "The session id start returned."},
-            "step": {"type": "string", "description": "The step you are answering."},
-            "output": {"type": "object", "description": "Your answer, matching the schema."},
+def _advance_spec(d: SkillDefinition) -> ToolSpec:
+    output = {**_output_types(d), "description": "Your answer, matching the step's schema."}
+    return ToolSpec(
+        "advance",
+        "Submit your output for the current step of a run. Returns the next prompt, the "
+        "done result, or an error (retry true: fix the output and advance the same step).",
+        {
+            "type": "object",
+            "properties": {
+                "session": {"type": "string", "description": "The session id start returned."},
+                "step": {"type": "string", "description": "The step you are answering."},
+                "output": output,
+            },
+            "required": ["session", "step", "output"],
+            "additionalProperties": False,
         },
-        "required": ["session", "step", "output"],
-        "additionalProperties": False,
-    },
-)
+    )
+
+
+_JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+
+
+def _output_types(d: SkillDefinition) -> dict[str, Any]:
+    """``{"type": [...]}`` naming every JSON type some step's response accepts, or ``{}``
+    (anything) when a step takes any output or its schema's type cannot be read off the
+    top. A client that checks arguments must never refuse an answer the engine takes."""
+    found: set[str] = set()
+    definitions = [d, *(sub.definition for sub in d.subskills)]
+    for step in (s for definition in definitions for s in definition.steps.values()):
+        if not step.has_prompt:
+            continue
+        if step.response is None:
+            return {}
+        declared = step.response.json_schema().get("type")
+        if isinstance(declared, str):
+            declared = [declared]
+        if not isinstance(declared, list) or not set(declared) <= set(_JSON_TYPES):
+            return {}
+        found.update(declared)
+    if "number" in found:
+        found.discard("integer")  # every integer is a number
+    ordered = [kind for kind in _JSON_TYPES if kind in found]
+    if not ordered:
+        return {}
+    return {"type": ordered[0] if len(ordered) == 1 else ordered}
 
 
 def _only(args: dict[str, Any], allowed: tuple[str, ...], tool: str) -> None:

@@ -59,6 +59,7 @@ def register(server: Any) -> None:
     async def shutdown(ls: Any, params: Any) -> None:
         await ls.files.stop()
         await ls.semantic.shutdown()
+        ls.documents.shutdown()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: Any, params: types.DidChangeWorkspaceFoldersParams) -> None:

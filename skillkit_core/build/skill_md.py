@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillkit_core.build import frontmatter
 from skillkit_core.definitions import (
@@ -26,6 +26,9 @@ from skillkit_core.definitions import (
 from skillkit_core.errors import BuildError
 from skillkit_core.hosts import Handshake
 from skillkit_core.manifest.spec import SPEC_KEYS
+
+if TYPE_CHECKING:
+    from skillkit_core.engine.graph import SkillGraph
 from skillkit_core.protocol.mcp_tools import SkillTools
 
 Definition = SkillDefinition | ReferenceDefinition
@@ -441,9 +444,12 @@ def _shell_single(text: str) -> str:
 
 
 def _steps(definition: SkillDefinition) -> list[str]:
+    from skillkit_core.engine.graph import analyze
+
+    graph = analyze(definition)
     lines = []
     for index, step in enumerate(definition.steps.values(), start=1):
-        lines.append(f"{index}. {_step_line(step)}")
+        lines.append(f"{index}. {_step_line(step, graph)}")
     intro = (
         f"The workflow starts at `{definition.entry}`. You see one step at a time; this "
         "list is only the map:\n"
@@ -451,7 +457,7 @@ def _steps(definition: SkillDefinition) -> list[str]:
     return ["## Steps\n", intro, "\n".join(lines) + "\n"]
 
 
-def _step_line(step: StepDefinition) -> str:
+def _step_line(step: StepDefinition, graph: SkillGraph) -> str:
     if not step.has_prompt:
         what = "runs by itself (no answer from you)"
     elif step.response is None:
@@ -460,7 +466,10 @@ def _step_line(step: StepDefinition) -> str:
         fields = _fields(step.response.json_schema())
         what = f"answer with {fields}" if fields else "answer with JSON"
     guard = f", at most {step.max_visits} times" if step.max_visits else ""
-    return f"`{step.name}`: {what}{guard}; then {_next_label(step.next)}."
+    line = f"`{step.name}`: {what}{guard}; then {_next_label(step, graph)}"
+    if step.on_max_visits is not None:
+        line += f"; once the visit limit is reached, {_target_label(step.on_max_visits)}"
+    return line + "."
 
 
 def _fields(schema: dict[str, Any]) -> str:
@@ -468,7 +477,8 @@ def _fields(schema: dict[str, Any]) -> str:
     return ", ".join(f"`{n}`" for n in names)
 
 
-def _next_label(spec: Any) -> str:
+def _next_label(step: StepDefinition, graph: SkillGraph) -> str:
+    spec = step.next
     if isinstance(spec, Terminal):
         return "the workflow ends"
     if isinstance(spec, str):
@@ -476,7 +486,17 @@ def _next_label(spec: Any) -> str:
     if isinstance(spec, tuple) and all(isinstance(b, Branch) for b in spec):
         targets = list(dict.fromkeys(_target_label(b.to) for b in spec))
         return " or ".join(targets)
-    return "the workflow decides"
+    # A callable: the targets the shared graph analysis reads from its code.
+    found = [
+        edge.target for edge in graph.edges if edge.source == step.name and edge.kind == "dynamic"
+    ]
+    targets = list(dict.fromkeys([*found, *graph.routes.get(step.name, ())]))
+    if not targets or step.name in graph.opaque:
+        return "the workflow decides"
+    labels = [_target_label(t) for t in targets]
+    if len(labels) == 1:
+        return labels[0]
+    return f"{', '.join(labels[:-1])} or {labels[-1]}, as the workflow decides"
 
 
 def _target_label(target: str) -> str:
@@ -493,7 +513,8 @@ def _subskills(definition: SkillDefinition) -> list[str]:
     if not definition.subskills:
         return []
     items = "\n".join(
-        f"- `{sub.name}`: {(sub.definition.description or '').strip() or 'no description'}"
+        f"- `{sub.name}`: {_sentence(sub.definition.description or 'no description')}"
+        + _direct_start(sub.name, sub.definition)
         for sub in definition.subskills
     )
     return [
@@ -505,13 +526,29 @@ def _subskills(definition: SkillDefinition) -> list[str]:
     ]
 
 
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _direct_start(name: str, definition: SkillDefinition) -> str:
+    """How to start a sub-skill directly, with the params it requires."""
+    if definition.params is None:
+        return f" Start it directly: `RUN {name} start`."
+    schema = definition.params.json_schema()
+    example = json.dumps(example_params(schema), ensure_ascii=False)
+    return f" Start it directly: `RUN {name} start --params '{_shell_single(example)}'`."
+
+
 def _topics(definition: SkillDefinition) -> list[str]:
     if not definition.topics:
         return []
     return [
         "## Topics\n",
         "Reference topics the workflow may end in, readable any time: `RUN topics` lists "
-        "them, `RUN topic TOPIC` prints one (MCP: the `topic` tool).\n",
+        "them, `RUN topic TOPIC` prints one (MCP: the `topic` tool). A run that ends in a "
+        'topic finishes with `finalOutput` `{"topic": NAME, "content": TEXT}`: read the '
+        "content and use it to answer the user.\n",
         _topic_list(definition.topics),
     ]
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from pydantic import BaseModel, Field
 
-from skillkit_core import reference, skill, terminal
+from skillkit_core import branch, reference, skill, terminal
 from skillkit_core.build.skill_md import (
     example_params,
     frontmatter_fields,
@@ -193,3 +193,34 @@ def test_parameter_table_and_example_cover_the_schema() -> None:
     assert '| `target` | "staging" or "production" | yes | — | Where \\| to ship |' in text
     example = text.split("Example: `--params '")[1].split("'`")[0]
     assert Params.model_validate(json.loads(example))
+
+
+def test_the_steps_map_is_complete_for_loops_routes_and_composites() -> None:
+    """The map used to leave out the loop guard's target, say only 'the workflow decides'
+    for a route built with an f-string, offer `RUN SUB start` without the params the
+    sub-skill requires, and not say what a topic's final result holds."""
+    retry = (
+        skill(name="retry", entry="run-tests", description="Run and fix tests.")
+        .step(
+            "run-tests",
+            prompt="Run the tests.",
+            next=[branch("fix-tests", when=lambda ctx: True), branch("review-code")],
+            max_visits=3,
+            on_max_visits="review-code",
+        )
+        .step("fix-tests", prompt="Fix them.", next="run-tests")
+        .step("review-code", prompt="Review.", next=terminal)
+        .build()
+    )
+    text = render_skill_md(retry, version="0.0.0").text
+    assert (
+        "`run-tests`: needs no structured answer (submit `{}`), at most 3 times; then "
+        "`fix-tests` or `review-code`; once the visit limit is reached, `review-code`."
+    ) in text
+    desk = render_skill_md(load_entry(HELP_DESK), version="0.0.0").text
+    assert (
+        "then the sub-skill `doctor`, the sub-skill `setup`, the topic `auth` or the topic "
+        "`rate-limits`, as the workflow decides."
+    ) in desk
+    assert 'Start it directly: `RUN setup start --params \'{"project": "project"}\'`.' in desk
+    assert 'finishes with `finalOutput` `{"topic": NAME, "content": TEXT}`' in desk

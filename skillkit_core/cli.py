@@ -104,6 +104,10 @@ def serve(
     depth: _Depth = 3,
     no_location: _NoLocation = False,
     budget: _Budget = 15_000,
+    page_size: Annotated[
+        int,
+        typer.Option(min=1, help="Skills per skills/list page (MCP skills extension)."),
+    ] = 50,
 ) -> None:
     """Serve the skills under ROOTS to an agent over MCP (stdio)."""
     from pathlib import Path
@@ -128,6 +132,7 @@ def serve(
             max_concurrent_scripts=max_concurrent_scripts,
             include_location=not no_location,
             budget=budget or None,
+            page_size=page_size,
         )
         serve_runtime(config)
     except SkillkitError as error:

@@ -10,6 +10,7 @@ from skillkit_core.runtime.reading import DEFAULT_MAX_READ
 from skillkit_core.runtime.registry import DEFAULT_MAX_DEPTH
 from skillkit_core.runtime.scripts import DEFAULT_MAX_CONCURRENT_SCRIPTS, ScriptLimits
 from skillkit_core.runtime.session import DEFAULT_MAX_ACTIVE
+from skillkit_core.runtime.skills_extension import DEFAULT_PAGE_SIZE
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,9 @@ class RuntimeConfig:
 
     ``budget`` is the character limit of ``<available_skills>`` (``None``: unlimited);
     ``include_location`` puts each SKILL.md path in it (off for tool-only agents);
-    ``max_concurrent_scripts`` caps the scripts one session runs at the same time.
+    ``max_concurrent_scripts`` caps the scripts one session runs at the same time;
+    ``page_size`` is the number of skills per ``skills/list`` page (and of entries per
+    ``resources/directory/read`` page).
     """
 
     roots: tuple[Path, ...]
@@ -29,3 +32,4 @@ class RuntimeConfig:
     max_read: int = DEFAULT_MAX_READ
     include_location: bool = True
     budget: int | None = DEFAULT_BUDGET
+    page_size: int = DEFAULT_PAGE_SIZE

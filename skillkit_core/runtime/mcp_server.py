@@ -7,10 +7,14 @@ What a client sees:
   runtime seed's ``skills.load``, ``skills.unload``, ``skills.read`` and
   ``skills.run_script`` (dots become underscores; see :mod:`skillkit_core.runtime.tools`).
 - resources: ``skills://active`` (the ``<active_skills>`` block of the loaded skills) and
-  ``skill://<name>/SKILL.md`` (each loaded skill's SKILL.md body); prompts:
-  ``active_skills`` and one per loaded skill, named after it. Hosts that support resources
-  or prompts inject ``<active_skills>`` from these; the lists change with every load and
-  unload (announced with list-changed notifications).
+  each loaded skill's ``skill://<skill-path>/SKILL.md``; prompts: ``active_skills`` and one
+  per loaded skill, named after it. Hosts that support resources or prompts inject
+  ``<active_skills>`` from these; the lists change with every load and unload (announced
+  with list-changed notifications).
+- the MCP skills extension (``io.modelcontextprotocol/skills``, see
+  :mod:`skillkit_core.runtime.skills_extension`): ``skills/list``, ``skills/get``,
+  ``resources/directory/read``, and ``resources/read`` of every file of every served skill
+  as ``skill://<skill-path>/<file-path>``, loaded or not.
 
 State is per connection: the server's lifespan runs once per connection and creates that
 connection's :class:`RuntimeSession`. The registry is discovered once, at start.
@@ -41,6 +45,13 @@ from skillkit_core.runtime.prompt import (
 )
 from skillkit_core.runtime.registry import Registry, discover_skills
 from skillkit_core.runtime.session import RuntimeSession
+from skillkit_core.runtime.skills_extension import (
+    SCHEME,
+    SkillsExtension,
+    install,
+    list_resource,
+    read_contents,
+)
 from skillkit_core.runtime.tools import ToolOutcome, call_tool, tool_specs
 
 SERVER_NAME = "skillkit-skills"
@@ -53,11 +64,6 @@ _CLEANUP_SECONDS = 10.0
 # Event loop turns after the last transport was closed: the end of each pipe and the
 # transport's own, each a turn.
 _SETTLE_TURNS = 5
-
-
-def skill_md_uri(name: str) -> str:
-    """The resource URI of a loaded skill's SKILL.md body."""
-    return f"skill://{name}/SKILL.md"
 
 
 def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSession]:
@@ -108,15 +114,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
                 description="SKILL.md instructions of the loaded skills, in load order",
                 mime_type="text/plain",
             ),
-            *(
-                types.Resource(
-                    uri=skill_md_uri(record.name),
-                    name=record.name,
-                    description=record.description,
-                    mime_type="text/markdown",
-                )
-                for record in session.active
-            ),
+            *(list_resource(record) for record in session.active),
         ]
         return types.ListResourcesResult(resources=resources)
 
@@ -125,15 +123,14 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     ) -> types.ReadResourceResult:
         session = ctx.lifespan_context
         uri = str(params.uri)
-        if uri == ACTIVE_URI:
-            text, mime = render_active_skills(session.bodies()), "text/plain"
-        else:
-            record = next((r for r in session.active if skill_md_uri(r.name) == uri), None)
-            if record is None:
-                raise _mcp_error(f"no loaded skill has the resource {uri}; load the skill first")
-            text, mime = record.body, "text/markdown"
+        if uri.startswith(SCHEME):
+            contents = read_contents(registry, uri, max_bytes=config.max_read)
+            return types.ReadResourceResult(contents=[contents])
+        if uri != ACTIVE_URI:
+            raise _mcp_error(f"no resource {uri} is served here")
+        text = render_active_skills(session.bodies())
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+            contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=text)]
         )
 
     async def list_prompts(ctx: Context, params: Any) -> types.ListPromptsResult:
@@ -161,7 +158,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         message = types.PromptMessage(role="user", content=types.TextContent(text=text))
         return types.GetPromptResult(description=params.name, messages=[message])
 
-    return Server(
+    server = Server(
         SERVER_NAME,
         version=_version(),
         instructions=server_instructions(available, max_active=config.max_active),
@@ -173,6 +170,8 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )
+    install(server, SkillsExtension(registry, page_size=config.page_size))
+    return server
 
 
 def initialization_options(server: Server[RuntimeSession]) -> Any:

@@ -17,6 +17,7 @@ problem.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import math
@@ -47,7 +48,8 @@ class SkillRecord:
     ``location`` is the absolute path of the SKILL.md and ``root_dir`` its folder (both real
     paths, symlinks resolved); ``properties`` is the whole frontmatter made JSON-safe;
     ``digest`` is ``sha256:<hex>`` of the SKILL.md text; ``source_root`` is the root it was
-    found under.
+    found under. ``skill_path`` locates the skill in the ``skill://`` namespace of the MCP
+    skills extension: the folders between its root and the skill, then its name.
     """
 
     name: str
@@ -58,6 +60,7 @@ class SkillRecord:
     digest: str
     body: str
     source_root: Path
+    skill_path: tuple[str, ...] = ()
 
     def receipt(self) -> dict[str, Any]:
         """The record as the load/unload receipts list it."""
@@ -81,16 +84,38 @@ class RegistryWarning:
         return f"{self.path}: {self.message}"
 
 
+class FileDigests:
+    """``sha256:<hex>`` digests of files' raw bytes, cached while a file's size, change time
+    and inode stay the same (an edited file gets a new digest on the next look)."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[tuple[int, int, int, int], str]] = {}
+
+    def of(self, real: Path) -> str:
+        """The digest of the regular file at the real path ``real`` (``OSError`` if gone)."""
+        info = real.stat()
+        stamp = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+        known = self._known.get(real)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        digest = "sha256:" + hashlib.sha256(real.read_bytes()).hexdigest()
+        self._known[real] = (stamp, digest)
+        return digest
+
+
 @dataclass(frozen=True)
 class Registry:
     """Discovered skills in discovery order, plus what discovery had to say."""
 
     records: tuple[SkillRecord, ...]
     warnings: tuple[RegistryWarning, ...] = ()
+    digests: FileDigests = field(default_factory=lambda: FileDigests(), repr=False, compare=False)
     _by_name: dict[str, SkillRecord] = field(init=False, repr=False, compare=False)
+    _by_path: dict[tuple[str, ...], SkillRecord] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {record.name: record for record in self.records})
+        object.__setattr__(self, "_by_path", {record.skill_path: record for record in self.records})
 
     def __len__(self) -> int:
         return len(self.records)
@@ -105,6 +130,10 @@ class Registry:
     def names(self) -> list[str]:
         """Skill names in discovery order."""
         return [record.name for record in self.records]
+
+    def at_path(self, skill_path: tuple[str, ...]) -> SkillRecord | None:
+        """The record whose ``skill_path`` is ``skill_path``, or ``None``."""
+        return self._by_path.get(skill_path)
 
     def get(self, name: str) -> SkillRecord:
         """The record called ``name``; an :class:`UnknownSkillError` lists close names."""
@@ -145,7 +174,7 @@ class Registry:
                 f"skill '{name}' can no longer be loaded: {outcome.location} now declares "
                 f"name '{outcome.name}'"
             )
-        return outcome
+        return dataclasses.replace(outcome, skill_path=known.skill_path)
 
 
 def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX_DEPTH) -> Registry:
@@ -170,6 +199,9 @@ def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX
                 continue  # the same skill reached again through overlapping roots
             seen_files.add(outcome.location)
             _note_folder_name(folder, outcome, warnings)
+            outcome = dataclasses.replace(
+                outcome, skill_path=_skill_path(folder, root_path, outcome)
+            )
             earlier = records.get(outcome.name)
             if earlier is not None:
                 warnings.append(
@@ -313,6 +345,12 @@ def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -
 
 def _inside(real: str, real_root: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _skill_path(folder: Path, root: Path, record: SkillRecord) -> tuple[str, ...]:
+    """The folders from ``root`` down to the skill's parent, then the skill's name."""
+    prefix = folder.relative_to(root).parts[:-1] if folder != root else ()
+    return (*prefix, record.name)
 
 
 def _note_folder_name(folder: Path, record: SkillRecord, warnings: list[RegistryWarning]) -> None:

@@ -82,6 +82,8 @@ class McpConnection:
     The stdio client and the session are anyio context managers that must be entered and
     left in one task, so a background task owns them; tests call ``session`` from their own
     tasks on the same loop. ``notifications`` collects the methods of server notifications.
+    ``modern`` connects the 2026-07-28 way (``server/discover``, where ``init`` is the
+    discover result) instead of with the ``initialize`` handshake.
     """
 
     argv: list[str]
@@ -90,6 +92,7 @@ class McpConnection:
     session: Any = None
     init: Any = None
     notifications: list[str] = field(default_factory=list)
+    modern: bool = False
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _task: asyncio.Task[None] | None = None
 
@@ -114,7 +117,7 @@ class McpConnection:
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write, message_handler=self._on_message) as session,
             ):
-                self.init = await session.initialize()
+                self.init = await (session.discover() if self.modern else session.initialize())
                 self.session = session
                 ready.set()
                 await self._stop.wait()

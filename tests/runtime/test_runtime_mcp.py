@@ -449,12 +449,15 @@ async def test_active_skills_are_exposed_as_resources_and_prompts(server: McpCon
     assert one.messages[0].content.text.startswith('<active_skills>\n<skill name="single">')
 
 
-async def test_resources_of_unloaded_skills_are_not_served(server: McpConnection) -> None:
+async def test_files_of_unloaded_skills_are_read_but_their_prompts_need_a_load(
+    server: McpConnection, skill_tree: SkillTree
+) -> None:
     from mcp import MCPError
 
     await load(server, "single")
-    with pytest.raises(MCPError, match="load the skill first"):
-        await server.session.read_resource("skill://toolbox/SKILL.md")
+    # The skills extension serves every skill's files by URI, loaded or not: the whole file.
+    toolbox = await server.session.read_resource("skill://toolbox/SKILL.md")
+    assert toolbox.contents[0].text == (skill_tree.toolbox / "SKILL.md").read_text()
     with pytest.raises(MCPError, match="load it first"):
         await server.session.get_prompt("toolbox")
 

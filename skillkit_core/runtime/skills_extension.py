@@ -1,0 +1,357 @@
+"""The MCP skills extension (``io.modelcontextprotocol/skills``, SEP-2640) over the registry.
+
+Every file of a served skill is a resource ``skill://<skill-path>/<file-path>``: the
+skill-path is :attr:`SkillRecord.skill_path` (the folders between the skill's root and the
+skill, then the skill's name), the file-path the file's path inside the skill folder, each
+segment percent-encoded. On top of ``resources/read`` the extension adds three methods,
+bound with the SDK's :class:`~mcp.server.extension.MethodBinding`:
+
+- ``skills/list``: one entry per skill (the SKILL.md URI, the frontmatter as discovery read
+  it, every file with the ``sha256:`` digest of its raw bytes), in discovery order, paged
+  with an opaque cursor; a page holds whole entries.
+- ``skills/get``: the entry of one skill by its SKILL.md URI, its SKILL.md read again so an
+  edited skill answers with its current frontmatter.
+- ``resources/directory/read``: the direct children of a skill folder or of a folder inside
+  it, folders as ``inode/directory``.
+
+Nothing is scanned twice: entries come from the server's one :class:`Registry`, and digests
+from its :class:`~skillkit_core.runtime.registry.FileDigests` cache. Every path from a URI
+goes through :func:`~skillkit_core.runtime.paths.resolve_inside`, like the tools' reads.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import mimetypes
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import mcp_types as types
+from mcp.server.extension import Extension, MethodBinding
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from skillkit_core.errors import SkillkitError
+from skillkit_core.runtime.paths import is_inside, resolve_inside
+from skillkit_core.runtime.reading import SkillFile, read_skill_file
+from skillkit_core.runtime.registry import Registry, SkillRecord
+
+EXTENSION_ID = "io.modelcontextprotocol/skills"
+SCHEME = "skill://"
+SKILL_MD = "SKILL.md"
+DIRECTORY_MIME = "inode/directory"
+DEFAULT_PAGE_SIZE = 50
+
+
+class SkillsListParams(types.PaginatedRequestParams):
+    """``skills/list`` params: an optional cursor."""
+
+
+class SkillsGetParams(types.RequestParams):
+    """``skills/get`` params: the URI of a skill's SKILL.md."""
+
+    uri: str
+
+
+class DirectoryReadParams(types.PaginatedRequestParams):
+    """``resources/directory/read`` params: a directory URI and an optional cursor."""
+
+    uri: str
+
+
+@dataclass(frozen=True)
+class SkillUri:
+    """A ``skill://`` URI taken apart: the skill it names and the path inside it
+    (``""`` for the skill folder itself)."""
+
+    record: SkillRecord
+    path: str
+
+
+def skill_root_uri(record: SkillRecord) -> str:
+    """``skill://<skill-path>``: the skill folder as a directory resource."""
+    return SCHEME + "/".join(_encode(segment) for segment in record.skill_path)
+
+
+def file_uri(record: SkillRecord, path: str) -> str:
+    """The URI of ``path`` (``/``-separated, relative to the skill folder)."""
+    if not path:
+        return skill_root_uri(record)
+    return skill_root_uri(record) + "/" + "/".join(_encode(s) for s in path.split("/"))
+
+
+def skill_uri(record: SkillRecord) -> str:
+    """The URI of the skill's SKILL.md: what identifies the skill in the extension."""
+    return file_uri(record, SKILL_MD)
+
+
+def parse_uri(registry: Registry, uri: str) -> SkillUri:
+    """The skill and path a ``skill://`` URI names, or an ``MCPError`` (invalid params).
+
+    The longest leading run of segments that is a skill's path picks the skill (a nested
+    skill wins over the skill around it); the rest, percent-decoded, is the path inside it,
+    refused exactly as a tool's path is (absolute, ``..``, NUL, symlinks out of the skill),
+    and refused when it is not written the way the server writes URIs (empty or ``.``
+    segments, a query or fragment).
+    """
+    if not uri.startswith(SCHEME):
+        raise _invalid(f"'{uri}' is not a {SCHEME} URI")
+    rest = uri[len(SCHEME) :]
+    if "?" in rest or "#" in rest:
+        raise _invalid(f"'{uri}' has a query or fragment; skill URIs have neither")
+    raw = rest.split("/")
+    try:
+        decoded = [unquote(segment, errors="strict") for segment in raw]
+    except UnicodeDecodeError:
+        raise _invalid(f"'{uri}' has percent-escapes that are not UTF-8") from None
+    if any(segment in ("", ".") for segment in raw):
+        raise _invalid(f"'{uri}' has an empty or '.' segment")
+    for end in range(len(decoded), 0, -1):
+        record = registry.at_path(tuple(decoded[:end]))
+        if record is None:
+            continue
+        path = "/".join(decoded[end:])
+        if path:
+            try:
+                resolve_inside(record.root_dir, path, skill=record.name)
+            except SkillkitError as error:
+                raise _invalid(error.message) from None
+        return SkillUri(record, path)
+    raise _invalid(f"no skill served here has the resource {uri}")
+
+
+def skill_files(record: SkillRecord) -> list[tuple[str, Path]]:
+    """Every regular file of the skill as (path inside the skill, real path): SKILL.md
+    first, then the rest in sorted path order. Symlinks are followed while they stay inside
+    the skill folder (each real folder walked once); anything leading out is left out, as
+    it cannot be read."""
+    real_root = Path(os.path.realpath(record.root_dir))
+    found: list[tuple[str, Path]] = []
+    visited = {real_root}
+
+    def walk(folder: Path, prefix: str) -> None:
+        for name, real, is_dir in _children(folder, real_root):
+            path = f"{prefix}{name}"
+            if is_dir:
+                if real not in visited:
+                    visited.add(real)
+                    walk(real, path + "/")
+            else:
+                found.append((path, real))
+
+    walk(real_root, "")
+    found.sort(key=lambda item: (item[0] != SKILL_MD, item[0]))
+    return found
+
+
+def skill_entry(registry: Registry, record: SkillRecord) -> dict[str, Any]:
+    """The extension's entry for ``record``: URI, frontmatter, every file with its digest."""
+    resources = []
+    for path, real in skill_files(record):
+        try:
+            digest = registry.digests.of(real)
+        except OSError:
+            continue  # gone or unreadable since the walk: not a file the server can serve
+        resources.append({"uri": file_uri(record, path), "digest": digest})
+    return {"uri": skill_uri(record), "frontmatter": record.properties, "resources": resources}
+
+
+def list_page(
+    registry: Registry, cursor: str | None, page_size: int
+) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of ``skills/list``: the entries and the cursor of the next page."""
+    records = registry.records
+    start = _offset(cursor, len(records))
+    end = min(start + page_size, len(records))
+    entries = [skill_entry(registry, record) for record in records[start:end]]
+    return entries, (_cursor(end) if end < len(records) else None)
+
+
+def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
+    """``skills/get``: the entry of the skill whose SKILL.md is at ``uri``, read afresh."""
+    target = parse_uri(registry, uri)
+    if target.path != SKILL_MD:
+        raise _invalid(f"'{uri}' is not the SKILL.md of a skill served here")
+    try:
+        record = registry.reread(target.record.name)
+    except SkillkitError as error:
+        raise _invalid(error.message) from None
+    return skill_entry(registry, record)
+
+
+def read_contents(registry: Registry, uri: str, *, max_bytes: int) -> types.ResourceContents:
+    """``resources/read`` of a ``skill://`` file: text when it is UTF-8 without NUL bytes
+    (``text/markdown`` for SKILL.md), else base64 bytes."""
+    target = parse_uri(registry, uri)
+    if not target.path:
+        raise _invalid(f"'{uri}' is a skill folder; list it with resources/directory/read")
+    found = _read(target, max_bytes)
+    if found.listing is not None:
+        raise _invalid(f"'{uri}' is a folder; list it with resources/directory/read")
+    mime = "text/markdown" if target.path == SKILL_MD else found.mime_type
+    if found.text is not None:
+        return types.TextResourceContents(uri=uri, mime_type=mime, text=found.text)
+    blob = base64.b64encode(found.data or b"").decode("ascii")
+    return types.BlobResourceContents(uri=uri, mime_type=mime, blob=blob)
+
+
+def directory_page(
+    registry: Registry, uri: str, cursor: str | None, page_size: int
+) -> tuple[list[types.Resource], str | None]:
+    """``resources/directory/read``: one page of the direct children of a folder."""
+    target = parse_uri(registry, uri)
+    record = target.record
+    real_root = Path(os.path.realpath(record.root_dir))
+    folder = real_root
+    if target.path:
+        folder = resolve_inside(record.root_dir, target.path, skill=record.name)
+        if not folder.is_dir():
+            raise _invalid(f"'{uri}' is not a folder of skill '{record.name}'")
+    children = list(_children(folder, real_root))
+    start = _offset(cursor, len(children))
+    end = min(start + page_size, len(children))
+    prefix = f"{target.path}/" if target.path else ""
+    resources = [
+        types.Resource(
+            uri=file_uri(record, prefix + name),
+            name=name,
+            mime_type=DIRECTORY_MIME if is_dir else _mime(prefix + name, real),
+        )
+        for name, real, is_dir in children[start:end]
+    ]
+    return resources, (_cursor(end) if end < len(children) else None)
+
+
+def list_resource(record: SkillRecord) -> types.Resource:
+    """The SKILL.md resource of ``record`` with its name and description."""
+    return types.Resource(
+        uri=skill_uri(record),
+        name=record.name,
+        description=record.description,
+        mime_type="text/markdown",
+    )
+
+
+class SkillsExtension(Extension):
+    """The extension's methods over one registry, for the low-level server."""
+
+    identifier = EXTENSION_ID
+
+    def __init__(self, registry: Registry, *, page_size: int = DEFAULT_PAGE_SIZE) -> None:
+        if page_size < 1:
+            raise ValueError(f"the page size must be 1 or more, not {page_size}")
+        self.registry = registry
+        self.page_size = page_size
+
+    def settings(self) -> dict[str, Any]:
+        return {"directoryRead": True}
+
+    def methods(self) -> Sequence[MethodBinding]:
+        return (
+            MethodBinding("skills/list", SkillsListParams, self._list),
+            MethodBinding("skills/get", SkillsGetParams, self._get),
+            MethodBinding("resources/directory/read", DirectoryReadParams, self._directory),
+        )
+
+    async def _list(self, ctx: Any, params: SkillsListParams) -> dict[str, Any]:
+        entries, next_cursor = list_page(self.registry, params.cursor, self.page_size)
+        result: dict[str, Any] = {"skills": entries}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            # SEP-2549 list caching: a digest may change with any edit, so no freshness is
+            # promised, and the answer is for this connection only.
+            result.update({"ttlMs": 0, "cacheScope": "private"})
+        return result
+
+    async def _get(self, ctx: Any, params: SkillsGetParams) -> dict[str, Any]:
+        return {"skill": get_entry(self.registry, params.uri)}
+
+    async def _directory(self, ctx: Any, params: DirectoryReadParams) -> dict[str, Any]:
+        try:
+            resources, next_cursor = directory_page(
+                self.registry, params.uri, params.cursor, self.page_size
+            )
+        except SkillkitError as error:
+            raise _invalid(error.message) from None
+        result: dict[str, Any] = {
+            "resources": [
+                r.model_dump(by_alias=True, mode="json", exclude_none=True) for r in resources
+            ]
+        }
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return result
+
+
+def install(server: Any, extension: Extension) -> None:
+    """Apply ``extension`` to a low-level ``Server``: its methods become request handlers
+    and its settings are advertised under ``capabilities.extensions`` (what the SDK's
+    ``MCPServer(extensions=...)`` does for its own servers)."""
+    for binding in extension.methods():
+        if server.get_request_handler(binding.method) is not None:
+            raise ValueError(f"{binding.method} already has a handler")
+        server.add_request_handler(binding.method, binding.params_type, binding.handler)
+    server.extensions[extension.identifier] = extension.settings()
+
+
+def _read(target: SkillUri, max_bytes: int) -> SkillFile:
+    try:
+        return read_skill_file(
+            target.record.root_dir, target.path, skill=target.record.name, max_bytes=max_bytes
+        )
+    except SkillkitError as error:
+        raise _invalid(error.message) from None
+
+
+def _children(folder: Path, real_root: Path) -> Iterator[tuple[str, Path, bool]]:
+    """(name, real path, is a folder) of ``folder``'s entries that resolve inside the
+    skill, sorted by name."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        real = Path(os.path.realpath(entry.path))
+        if not is_inside(real, real_root):
+            continue
+        if real.is_dir():
+            yield entry.name, real, True
+        elif real.is_file():
+            yield entry.name, real, False
+
+
+def _mime(path: str, real: Path) -> str:
+    if path == SKILL_MD:
+        return "text/markdown"
+    return mimetypes.guess_type(real.name)[0] or "application/octet-stream"
+
+
+def _encode(segment: str) -> str:
+    return quote(segment, safe="")
+
+
+def _cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode("ascii")
+
+
+def _offset(cursor: str | None, total: int) -> int:
+    if cursor is None:
+        return 0
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))["offset"]
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeError):
+        raise _invalid("the cursor is not one this server gave out") from None
+    if not isinstance(offset, int) or isinstance(offset, bool) or not 0 <= offset <= total:
+        raise _invalid("the cursor is not one this server gave out")
+    return offset
+
+
+def _invalid(message: str) -> MCPError:
+    return MCPError(code=types.INVALID_PARAMS, message=message)

@@ -1,0 +1,311 @@
+"""The MCP skills extension (SEP-2640) of ``skillkit serve``, through the official client.
+
+The server runs on a generated root (nested skill paths, unusual frontmatter, a binary
+file, a symlink out of a skill, enough skills for several pages) and is reached the
+2026-07-28 way (``server/discover``), where ``capabilities.extensions`` exists.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+import pytest_asyncio
+import yaml
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
+
+from tests.runtime.support import McpConnection, serve_command
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+PAGE_SIZE = 3
+EXTENSION = "io.modelcontextprotocol/skills"
+GENERATED = [f"skill-{n:02d}" for n in range(7)]
+REFUNDS_FRONTMATTER = """\
+name: refunds
+description: Process customer refund requests per company policy.
+license: Apache-2.0
+compatibility: Needs network access to the billing API
+allowed-tools: Read Bash(git:*)
+metadata:
+  version: "2.1"
+  io.modelcontextprotocol/reserved: kept as written
+x-unknown-key:
+  nested: [true, null, 3.5, "text"]
+  empty: {}
+x-number: 42
+"""
+BINARY = bytes(range(256)) + b"\x00\xff\xfe"
+
+
+def make_root(base: Path) -> Path:
+    root = base / "root"
+    refunds = root / "acme" / "billing" / "refunds"
+    (refunds / "templates" / "regional").mkdir(parents=True)
+    (refunds / "assets").mkdir()
+    (refunds / "references").mkdir()
+    (refunds / "SKILL.md").write_text(f"---\n{REFUNDS_FRONTMATTER}---\n\n# Refunds\n\nSteps.\n")
+    (refunds / "templates" / "invoice.md").write_text("# Invoice\n")
+    (refunds / "templates" / "regional" / "eu-invoice.md").write_text("# EU invoice\n")
+    (refunds / "assets" / "blob.bin").write_bytes(BINARY)
+    (refunds / "references" / "guide.md").write_text("Read me.\n")
+    outside = base / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOP-SECRET\n")
+    (refunds / "references" / "leak.md").symlink_to(outside / "secret.txt")
+    (refunds / "references" / "inner.md").symlink_to(Path("guide.md"))
+    for name in GENERATED:
+        folder = root / "gen" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Generated {name}.\n---\nBody.\n"
+        )
+    return root
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_root(tmp_path_factory.mktemp("extension"))
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(root: Path, tmp_path_factory: pytest.TempPathFactory):
+    argv = serve_command(str(root), "--page-size", str(PAGE_SIZE))
+    stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    connection = McpConnection(argv, stderr, modern=True)
+    await connection.start()
+    yield connection
+    await connection.stop()
+
+
+async def request(server: McpConnection, method: str, **params: Any) -> dict[str, Any]:
+    """A request the client has no typed method for, answered as plain JSON."""
+    message = types.Request[dict[str, Any], str](method=method, params=params)
+    return await server.session.send_request(message, TypeAdapter(dict[str, Any]))
+
+
+async def all_pages(server: McpConnection) -> list[dict[str, Any]]:
+    pages, cursor = [], None
+    while True:
+        page = await request(server, "skills/list", **({"cursor": cursor} if cursor else {}))
+        pages.append(page)
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return pages
+
+
+def sha256(path: Path) -> str:
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def files_on_disk(folder: Path) -> dict[str, Path]:
+    """Every file of a skill folder that stays inside it, by path relative to it."""
+    real_folder = folder.resolve()
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file() and path.resolve().is_relative_to(real_folder):
+            found[path.relative_to(folder).as_posix()] = path
+    return found
+
+
+def frontmatter_of(path: Path) -> dict[str, Any]:
+    text = path.read_text()
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+async def test_the_extension_is_declared_with_directory_read(server: McpConnection) -> None:
+    assert server.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    extensions = server.init.capabilities.extensions
+    assert extensions == {EXTENSION: {"directoryRead": True}}
+
+
+async def test_the_listing_pages_whole_entries_and_digests_every_file(
+    server: McpConnection, root: Path
+) -> None:
+    pages = await all_pages(server)
+    assert len(pages) >= 3
+    assert all(len(page["skills"]) <= PAGE_SIZE for page in pages)
+    assert all(page["ttlMs"] == 0 and page["cacheScope"] == "private" for page in pages)
+    entries = [entry for page in pages for entry in page["skills"]]
+    uris = [entry["uri"] for entry in entries]
+    expected = {"skill://acme/billing/refunds/SKILL.md"} | {
+        f"skill://gen/{name}/SKILL.md" for name in GENERATED
+    }
+    assert sorted(uris) == sorted(expected)  # each skill exactly once
+    for entry in entries:
+        skill_path = entry["uri"].removeprefix("skill://").removesuffix("/SKILL.md")
+        assert skill_path.split("/")[-1] == entry["frontmatter"]["name"]
+        folder = root / skill_path
+        on_disk = {
+            f"skill://{skill_path}/{rel}": sha256(p) for rel, p in files_on_disk(folder).items()
+        }
+        listed = {resource["uri"]: resource["digest"] for resource in entry["resources"]}
+        assert len(listed) == len(entry["resources"])
+        assert listed == on_disk
+        assert entry["resources"][0]["uri"] == entry["uri"]
+
+
+async def test_nested_paths_binary_files_and_escapes_in_the_listing(server: McpConnection) -> None:
+    entry = (await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md"))[
+        "skill"
+    ]
+    uris = [resource["uri"] for resource in entry["resources"]]
+    assert "skill://acme/billing/refunds/templates/regional/eu-invoice.md" in uris
+    assert "skill://acme/billing/refunds/assets/blob.bin" in uris
+    assert "skill://acme/billing/refunds/references/inner.md" in uris
+    assert "skill://acme/billing/refunds/references/leak.md" not in uris
+
+
+async def test_frontmatter_is_passed_through_verbatim(server: McpConnection, root: Path) -> None:
+    skill_md = root / "acme/billing/refunds/SKILL.md"
+    entry = (await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md"))[
+        "skill"
+    ]
+    assert entry["frontmatter"] == frontmatter_of(skill_md)
+    assert entry["frontmatter"]["x-unknown-key"] == {
+        "nested": [True, None, 3.5, "text"],
+        "empty": {},
+    }
+    # The host rule: the SKILL.md read matches the listed digest and its frontmatter.
+    read = await server.session.read_resource(entry["uri"])
+    text = read.contents[0].text
+    assert read.contents[0].mime_type == "text/markdown"
+    assert "sha256:" + hashlib.sha256(text.encode()).hexdigest() == entry["resources"][0]["digest"]
+    assert yaml.safe_load(text.split("---\n")[1]) == entry["frontmatter"]
+
+
+async def test_get_answers_like_the_listing(server: McpConnection) -> None:
+    listed = [entry for page in await all_pages(server) for entry in page["skills"]]
+    for entry in listed:
+        got = await request(server, "skills/get", uri=entry["uri"])
+        assert got["skill"] == entry
+        assert "nextCursor" not in got
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "skill://nowhere/SKILL.md",
+        "skill://gen/SKILL.md",
+        "skill://acme/billing/refunds/templates/invoice.md",
+        "skill://acme/billing/refunds",
+        "file:///etc/passwd",
+    ],
+)
+async def test_get_refuses_what_is_not_a_served_skill(server: McpConnection, uri: str) -> None:
+    from mcp import MCPError
+
+    with pytest.raises(MCPError) as caught:
+        await request(server, "skills/get", uri=uri)
+    assert caught.value.error.code == types.INVALID_PARAMS
+
+
+async def test_reads_of_text_and_binary_files_match_their_digests(
+    server: McpConnection, root: Path
+) -> None:
+    entry = (await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md"))[
+        "skill"
+    ]
+    digests = {resource["uri"]: resource["digest"] for resource in entry["resources"]}
+    text = await server.session.read_resource("skill://acme/billing/refunds/templates/invoice.md")
+    assert text.contents[0].text == "# Invoice\n"
+    assert text.contents[0].mime_type == "text/markdown"
+    blob_uri = "skill://acme/billing/refunds/assets/blob.bin"
+    blob = (await server.session.read_resource(blob_uri)).contents[0]
+    data = base64.b64decode(blob.blob)
+    assert data == BINARY
+    assert blob.mime_type == "application/octet-stream"
+    assert "sha256:" + hashlib.sha256(data).hexdigest() == digests[blob_uri]
+
+
+async def test_a_changed_file_gets_a_new_digest(server: McpConnection, root: Path) -> None:
+    uri = "skill://gen/skill-06/SKILL.md"
+    before = (await request(server, "skills/get", uri=uri))["skill"]
+    skill_md = root / "gen/skill-06/SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "More.\n")
+    (root / "gen/skill-06/extra.txt").write_text("new file\n")
+    after = (await request(server, "skills/get", uri=uri))["skill"]
+    assert after["resources"] != before["resources"]
+    listed = {resource["uri"]: resource["digest"] for resource in after["resources"]}
+    assert listed[uri] == sha256(skill_md)
+    assert "skill://gen/skill-06/extra.txt" in listed
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "skill://acme/billing/refunds/../../../gen/skill-00/SKILL.md",
+        "skill://acme/billing/refunds/%2e%2e/%2e%2e/secret",
+        "skill://acme/billing/refunds/templates%2F..%2F..%2Fx",
+        "skill://acme/billing/refunds/..%5c..%5cSKILL.md",
+        "skill://acme/billing/refunds//etc/passwd",
+        "skill://acme/billing/refunds/%2Fetc%2Fpasswd",
+        "skill://acme/billing/refunds/references/guide.md%00.png",
+        "skill://acme/billing/refunds/references/leak.md",
+        "skill://acme/billing/refunds/./SKILL.md",
+        "skill://acme/billing/refunds/SKILL.md?x=1",
+        "skill://acme/billing/refunds/templates",
+        "skill://acme/billing/refunds/missing.md",
+        "skill://acme/billing/SKILL.md",
+        "skills://active/../x",
+    ],
+)
+async def test_reads_outside_a_skill_are_refused(server: McpConnection, uri: str) -> None:
+    from mcp import MCPError
+
+    with pytest.raises(MCPError) as caught:
+        await server.session.read_resource(uri)
+    assert caught.value.error.code == types.INVALID_PARAMS
+    assert "TOP-SECRET" not in caught.value.error.message
+
+
+async def test_directory_reads_list_direct_children(server: McpConnection) -> None:
+    async def children(uri: str) -> list[tuple[str, str]]:
+        found, cursor = [], None
+        while True:
+            extra = {"cursor": cursor} if cursor else {}
+            page = await request(server, "resources/directory/read", uri=uri, **extra)
+            found += [(r["uri"], r["mimeType"]) for r in page["resources"]]
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return found
+
+    base = "skill://acme/billing/refunds"
+    top = await children(base)
+    assert (f"{base}/SKILL.md", "text/markdown") in top
+    assert (f"{base}/templates", "inode/directory") in top
+    assert all("leak" not in uri for uri, _ in await children(f"{base}/references"))
+    assert await children(f"{base}/templates") == [
+        (f"{base}/templates/invoice.md", "text/markdown"),
+        (f"{base}/templates/regional", "inode/directory"),
+    ]
+    assert await children(f"{base}/templates/regional") == [
+        (f"{base}/templates/regional/eu-invoice.md", "text/markdown")
+    ]
+
+
+async def test_bad_cursors_and_directory_escapes_are_refused(server: McpConnection) -> None:
+    from mcp import MCPError
+
+    for method, params in [
+        ("skills/list", {"cursor": "not-a-cursor"}),
+        ("skills/list", {"cursor": "eyJvZmZzZXQiOiA5OTl9"}),  # offset 999
+        ("resources/directory/read", {"uri": "skill://acme/billing/refunds/.."}),
+        ("resources/directory/read", {"uri": "skill://acme/billing/refunds/%2e%2e"}),
+        ("resources/directory/read", {"uri": "skill://acme/billing/refunds/SKILL.md"}),
+    ]:
+        with pytest.raises(MCPError) as caught:
+            await request(server, method, **params)
+        assert caught.value.error.code == types.INVALID_PARAMS, (method, params)
+
+
+async def test_the_tools_still_serve_the_same_registry(server: McpConnection) -> None:
+    loaded = await server.ok("skills_load", {"names": ["refunds"]})
+    assert loaded.structured_content["active_skills"][0]["name"] == "refunds"
+    resources = [str(r.uri) for r in (await server.session.list_resources()).resources]
+    assert "skill://acme/billing/refunds/SKILL.md" in resources

@@ -8,6 +8,7 @@ from skillkit_core.lint.rule import Rule, RuleTarget
 from skillkit_core.lint.rules import (
     manifest_allowed_tools_broad,
     manifest_allowed_tools_unknown,
+    manifest_argument_in_code,
     manifest_body_too_long,
     manifest_body_too_many_tokens,
     manifest_broken_link,
@@ -78,6 +79,7 @@ MANIFEST_RULES: tuple[Rule, ...] = (
     manifest_script_not_executable.RULE,
     manifest_script_interpreter_mismatch.RULE,
     manifest_undeclared_argument.RULE,
+    manifest_argument_in_code.RULE,
     manifest_claude_code_field.RULE,
     manifest_listing_too_long.RULE,
     manifest_allowed_tools_broad.RULE,

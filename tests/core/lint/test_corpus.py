@@ -46,3 +46,8 @@ def test_the_corpus_facts_its_readme_lists_are_respected() -> None:
     assert "missing-file-reference" not in found
     assert "brainstorming/scripts/helper.js" not in found
     assert "brainstorming/scripts/server.cjs" not in found
+    # Claude Code substitutes the $1 of requesting-code-review's awk program.
+    assert (
+        "argument-in-code warning obra+superpowers/skills/requesting-code-review/SKILL.md:55"
+        in found
+    )

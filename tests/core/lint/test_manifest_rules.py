@@ -626,6 +626,53 @@ CASES = [
         [("non-portable-key", "info", 4, "SKILL.md")],
     ),
     Case(
+        "argument-in-code",
+        False,
+        {
+            "SKILL.md": body(
+                "Count the words.\n\n```bash\nawk '{print $1}' t.txt\necho $0 $ARGUMENTS\n```\n"
+            )
+        },
+        [
+            ("argument-in-code", "warning", 8, "SKILL.md"),
+            ("argument-in-code", "warning", 9, "SKILL.md"),
+            ("argument-in-code", "warning", 9, "SKILL.md"),
+        ],
+    ),
+    Case(
+        "argument-in-code",
+        False,
+        {
+            "SKILL.md": skill_md(
+                extra="arguments: file\n",
+                body=(
+                    "Review $file.\n\n```bash\ngh pr view $0\nsed 's/x/$1/' a\n"
+                    "count() { wc -l $1; }\nfile=a.txt; cat $file\n```\n"
+                ),
+            )
+        },
+        [
+            ("non-portable-key", "info", 4, "SKILL.md"),
+            ("argument-in-code", "warning", 10, "SKILL.md"),
+            ("argument-in-code", "warning", 11, "SKILL.md"),
+            ("argument-in-code", "warning", 12, "SKILL.md"),
+        ],
+    ),
+    Case(
+        "argument-in-code",
+        True,
+        {
+            "SKILL.md": skill_md(
+                extra="arguments: file\n",
+                body=(
+                    "Review $file.\n\n```bash\ngh pr view $0 $ARGUMENTS[0] $file\n"
+                    "awk '{print $(1)}' t\necho ${1} ${file} $HOME\n```\n"
+                ),
+            )
+        },
+        [("non-portable-key", "info", 4, "SKILL.md")],
+    ),
+    Case(
         "claude-code-field",
         False,
         {
@@ -846,3 +893,14 @@ def test_an_undeclared_name_is_told_to_be_declared_in_block_yaml(tmp_path: Path)
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
     (finding,) = [d for d in check_folder(root).diagnostics if d.rule == "undeclared-argument"]
     assert finding.message.endswith("add 'arguments: file'")
+
+
+def test_argument_in_code_hints_the_braced_form_each_language_reads(tmp_path: Path) -> None:
+    from skillkit_core.lint.check_folder import check_folder
+
+    text = body("```bash\nawk '{print $2}' t\nfn() { echo $1; }\n```\n")
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    messages = [d.message for d in check_folder(root).diagnostics if d.rule == "argument-in-code"]
+    assert len(messages) == 2
+    assert "argument 3" in messages[0] and "write '$(2)'" in messages[0]
+    assert "write '${1}'" in messages[1]

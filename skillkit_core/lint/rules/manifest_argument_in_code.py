@@ -1,0 +1,181 @@
+"""argument-in-code: Claude Code substitutes ``$1``/``$ARGUMENTS`` inside code blocks too.
+
+When Claude Code loads a skill (``/name`` or its Skill tool) it rewrites the whole body
+before the agent reads it, code blocks included: ``$ARGUMENTS`` becomes the argument text
+as typed, ``$ARGUMENTS[N]`` and ``$N`` the N-th word of it (or nothing: invoked without
+arguments, the string is empty), a declared ``$name`` its word. An awk program's ``$1``,
+a shell function's ``$1`` or a shell variable named like an argument is then mangled.
+Braced forms (``${1}``, awk's ``$(1)``, ``${name}``) are left alone.
+
+A skill that takes no arguments (no ``arguments`` or ``argument-hint``, no placeholder in
+its prose) means none of them for Claude Code, so every one in its code is reported. In a
+skill that does take arguments, ``gh issue view $1`` may well mean the argument: only the
+code's own placeholders are reported (an awk, sed or Perl program, a replacement string,
+a shell function's body, a variable the block sets itself).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.folder import SkillFolder
+
+# What Claude Code replaces (its argumentSubstitution: ``\$(\d+)(?!\w)``,
+# ``\$ARGUMENTS\[(\d+)\]``, ``$ARGUMENTS``, and ``\$name(?![\[\w])`` for declared names).
+_POSITIONAL = re.compile(r"\$(\d+)(?!\w)|\$ARGUMENTS(?:\[(\d+)\])?")
+_NAMED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?![\[\w])")
+# A placeholder outside code: the skill takes arguments.
+_PROSE_PLACEHOLDER = re.compile(r"\$(?:\d+(?!\w)|ARGUMENTS)")
+# Lines whose ``$N`` belongs to a program of their own, not to the skill's arguments.
+_OWN_PROGRAM = re.compile(r"\b(?:g?awk|sed|perl)\b|\.replace(?:All)?\s*\(|\bre\.sub\b")
+_FUNCTION = re.compile(r"^\s*(?:function\s+[\w-]+|[\w-]+\s*\(\s*\)\s*\{)")
+
+
+def _takes_arguments(folder: SkillFolder) -> bool:
+    if "arguments" in folder.frontmatter or "argument-hint" in folder.frontmatter:
+        return True
+    scan = folder.body_scan
+    for line in range(folder.parsed.body_start_line, len(folder.lines)):
+        if line not in scan.code_lines and _PROSE_PLACEHOLDER.search(folder.lines[line]):
+            return True
+    return False
+
+
+def _declared(folder: SkillFolder) -> list[str]:
+    from skillkit_core.lint.rules.manifest_undeclared_argument import declared_arguments
+
+    return [name for name in declared_arguments(folder) or [] if not name.isdigit()]
+
+
+def _blocks(folder: SkillFolder) -> Iterator[list[int]]:
+    """The lines of each fenced code block of the body (its opening fence first)."""
+    block: list[int] = []
+    code = folder.body_scan.code_lines
+    for line in range(folder.parsed.body_start_line, len(folder.lines)):
+        if line in code:
+            block.append(line)
+        elif block:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _function_lines(texts: list[str]) -> set[int]:
+    """The indexes of the lines of ``texts`` that define or lie in a shell function."""
+    inside: set[int] = set()
+    depth = 0
+    for index, text in enumerate(texts):
+        if depth > 0 or _FUNCTION.search(text):
+            inside.add(index)
+            depth = max(0, depth + text.count("{") - text.count("}"))
+    return inside
+
+
+def _sets_variable(lines: list[str], name: str) -> bool:
+    """True when the block assigns shell variable ``name`` itself."""
+    own = re.compile(
+        rf"(?:^|[\s;&|(]){name}\+?=|\b(?:read|local|export|declare|typeset|readonly)\b"
+        rf"(?:\s+-\w+)*(?:\s+\w+)*\s+{name}\b|\bfor\s+{name}\s+in\b"
+    )
+    return any(own.search(text) for text in lines)
+
+
+def _hint(text: str, written: str, index: str | None) -> str:
+    if index is None:
+        return f"write '${{{written[1:]}}}' (Claude Code leaves braced names alone)"
+    if re.search(r"\bg?awk\b", text):
+        return f"write '$({index})' (awk reads it as '{written}'; Claude Code leaves it alone)"
+    return (
+        f"write '${{{index}}}' (the shell and Perl read it as '{written}'; "
+        "Claude Code leaves it alone)"
+    )
+
+
+def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
+    if not folder.exists or not folder.frontmatter_ok or "$" not in folder.parsed.body:
+        return
+    takes_arguments = _takes_arguments(folder)
+    names = _declared(folder)
+    for block in _blocks(folder):
+        texts = [folder.lines[line] for line in block[1:]]
+        if not any("$" in text for text in texts):
+            continue
+        in_function = _function_lines(texts)
+        own_names = {name for name in [*names, "ARGUMENTS"] if _sets_variable(texts, name)}
+        for offset, (line, text) in enumerate(zip(block[1:], texts, strict=True)):
+            if "$" not in text:
+                continue
+            own_program = bool(_OWN_PROGRAM.search(text))
+            for match in _POSITIONAL.finditer(text):
+                written = match.group(0)
+                index = match.group(1) or match.group(2)
+                is_whole = written == "$ARGUMENTS"
+                if takes_arguments:
+                    mine = (
+                        "ARGUMENTS" in own_names
+                        if is_whole
+                        else own_program or offset in in_function
+                    )
+                    if not mine or written.startswith("$ARGUMENTS["):
+                        continue
+                becomes = (
+                    "the argument text as typed"
+                    if is_whole
+                    else f"argument {int(index) + 1} (nothing when the skill is invoked without it)"
+                )
+                yield _diagnostic(
+                    folder,
+                    line,
+                    match,
+                    written,
+                    becomes,
+                    _hint(text, written, index if not is_whole else None),
+                )
+            for match in _NAMED.finditer(text):
+                name = match.group(1)
+                if name not in names or name not in own_names:
+                    continue
+                written = match.group(0)
+                becomes = f"argument {names.index(name) + 1} ('{name}' in 'arguments')"
+                yield _diagnostic(folder, line, match, written, becomes, _hint(text, written, None))
+
+
+def _diagnostic(
+    folder: SkillFolder, line: int, match: re.Match[str], written: str, becomes: str, hint: str
+) -> LintDiagnostic:
+    return RULE.diagnostic(
+        f"Claude Code replaces '{written}' in this code block with {becomes} before the "
+        f"agent reads it; {hint}",
+        range=SourceRange(line, match.start(), line, match.end()),
+        file=folder.skill_md,
+    )
+
+
+RULE = Rule(
+    id="argument-in-code",
+    severity="warning",
+    summary="A $1, $ARGUMENTS or argument name in a code block that Claude Code would substitute.",
+    rationale=(
+        "Claude Code substitutes $ARGUMENTS, $ARGUMENTS[N], $N and declared $name everywhere "
+        "in the body of a skill it loads, code blocks included, and with an empty string when "
+        "the skill is invoked without arguments: awk '{print $1}' reaches the agent as "
+        "awk '{print }'. In a skill that takes no arguments every such placeholder in code is "
+        "reported; in one that does, those that belong to the code itself (an awk, sed or Perl "
+        "program, a replacement string, a shell function, a variable the block sets). The "
+        "braced forms ${1} (shell, Perl), $(1) (awk) and ${name} are left alone."
+    ),
+    bad=(
+        "---\nname: first-column\ndescription: Print the first column of a table. Use when "
+        "asked for a column.\n---\n```bash\nawk '{print $1}' table.txt\n```"
+    ),
+    good=(
+        "---\nname: first-column\ndescription: Print the first column of a table. Use when "
+        "asked for a column.\n---\n```bash\nawk '{print $(1)}' table.txt\n```"
+    ),
+    check=_check,
+    target="manifest",
+)

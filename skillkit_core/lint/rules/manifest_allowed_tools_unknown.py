@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillkit_core.hosts import KNOWN_TOOL_NAMES
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.lint.rules.manifest_allowed_tools_broad import _entries
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.source.diagnostics import closest_name
 
 
 def tool_name(entry: str) -> str | None:
@@ -28,8 +26,13 @@ def tool_name(entry: str) -> str | None:
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
-    if not folder.exists or not folder.frontmatter_ok:
+    if not folder.exists or not folder.frontmatter_ok or "allowed-tools" not in folder.frontmatter:
         return
+    # The host inventory and the name matcher load only for a skill that lists tools:
+    # checking plain SKILL.md folders stays free of them (and of dataclasses).
+    from skillkit_core.hosts import KNOWN_TOOL_NAMES
+    from skillkit_core.source.diagnostics import closest_name
+
     for entry, where in _entries(folder):
         name = tool_name(entry)
         if name is None or name in KNOWN_TOOL_NAMES:

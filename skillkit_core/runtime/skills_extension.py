@@ -10,7 +10,8 @@ bound with the SDK's :class:`~mcp.server.extension.MethodBinding`:
   it, every file with the ``sha256:`` digest of its raw bytes), in discovery order, paged
   with an opaque cursor; a page holds whole entries.
 - ``skills/get``: the entry of one skill by its SKILL.md URI, its SKILL.md read again so an
-  edited skill answers with its current frontmatter.
+  edited skill answers with its current frontmatter; also for a nested skill (a skill in
+  a folder of a served skill), which the listing leaves out.
 - ``resources/directory/read``: the direct children of a skill folder or of a folder inside
   it, folders as ``inode/directory``.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import mimetypes
 import os
@@ -174,15 +176,50 @@ def list_page(
 
 
 def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
-    """``skills/get``: the entry of the skill whose SKILL.md is at ``uri``, read afresh."""
+    """``skills/get``: the entry of the skill whose SKILL.md is at ``uri``, read afresh.
+
+    Besides the registry's skills this answers for a nested skill: a valid SKILL.md in a
+    folder below a served skill, whose folder name is its ``name`` (see
+    :func:`nested_record`). Nested skills are not listed: the listing is what the tools
+    serve too, and a SKILL.md below a skill may be an example in its ``assets/``.
+    """
     target = parse_uri(registry, uri)
-    if target.path != SKILL_MD:
+    if target.path == SKILL_MD:
+        try:
+            record = registry.reread(target.record.name)
+        except SkillkitError as error:
+            raise _invalid(error.message) from None
+    elif target.path.endswith("/" + SKILL_MD):
+        record = nested_record(target.record, target.path.removesuffix("/" + SKILL_MD))
+    else:
         raise _invalid(f"'{uri}' is not the SKILL.md of a skill served here")
+    return skill_entry(registry, record)
+
+
+def nested_record(enclosing: SkillRecord, folder: str) -> SkillRecord:
+    """The skill in ``folder`` (a path inside ``enclosing``), as a record of its own whose
+    skill path continues the enclosing one; an ``MCPError`` when it is not a valid skill
+    or its folder name is not its name."""
+    from skillkit_core.runtime.registry import RegistryWarning, read_record
+
     try:
-        record = registry.reread(target.record.name)
+        real = resolve_inside(enclosing.root_dir, folder, skill=enclosing.name)
     except SkillkitError as error:
         raise _invalid(error.message) from None
-    return skill_entry(registry, record)
+    if not (real / SKILL_MD).is_file():
+        raise _invalid(f"'{folder}' of skill '{enclosing.name}' holds no {SKILL_MD}")
+    outcome = read_record(real, enclosing.root_dir)
+    if isinstance(outcome, RegistryWarning):
+        raise _invalid(
+            f"'{folder}/{SKILL_MD}' of skill '{enclosing.name}' is not served: {outcome.message}"
+        )
+    segments = tuple(folder.split("/"))
+    if outcome.name != segments[-1]:
+        raise _invalid(
+            f"'{folder}/{SKILL_MD}' of skill '{enclosing.name}' declares name "
+            f"'{outcome.name}'; a nested skill's folder must be named after it"
+        )
+    return dataclasses.replace(outcome, skill_path=enclosing.skill_path + segments)
 
 
 def read_contents(registry: Registry, uri: str, *, max_bytes: int) -> types.ResourceContents:
@@ -223,6 +260,8 @@ def directory_page(
             name=name,
             mime_type=DIRECTORY_MIME if is_dir else _mime(prefix + name, real),
         )
+        if prefix + name != SKILL_MD
+        else list_resource(record)
         for name, real, is_dir in children[start:end]
     ]
     return resources, (_cursor(end) if end < len(children) else None)

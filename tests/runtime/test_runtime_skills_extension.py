@@ -59,6 +59,15 @@ def make_root(base: Path) -> Path:
     (outside / "secret.txt").write_text("TOP-SECRET\n")
     (refunds / "references" / "leak.md").symlink_to(outside / "secret.txt")
     (refunds / "references" / "inner.md").symlink_to(Path("guide.md"))
+    partial = refunds / "examples" / "partial"
+    partial.mkdir(parents=True)
+    (partial / "SKILL.md").write_text(
+        "---\nname: partial\ndescription: Partial refunds.\nx-level: nested\n---\nBody.\n"
+    )
+    (partial / "notes.md").write_text("Partial notes.\n")
+    misnamed = refunds / "examples" / "misnamed"
+    misnamed.mkdir()
+    (misnamed / "SKILL.md").write_text("---\nname: other\ndescription: Wrong folder.\n---\n")
     for name in GENERATED:
         folder = root / "gen" / name
         folder.mkdir(parents=True)
@@ -187,6 +196,23 @@ async def test_get_answers_like_the_listing(server: McpConnection) -> None:
         assert "nextCursor" not in got
 
 
+async def test_get_answers_for_an_unlisted_nested_skill(server: McpConnection, root: Path) -> None:
+    uri = "skill://acme/billing/refunds/examples/partial/SKILL.md"
+    listed = [entry["uri"] for page in await all_pages(server) for entry in page["skills"]]
+    assert uri not in listed
+    entry = (await request(server, "skills/get", uri=uri))["skill"]
+    folder = root / "acme/billing/refunds/examples/partial"
+    assert entry["uri"] == uri
+    assert entry["frontmatter"] == frontmatter_of(folder / "SKILL.md")
+    assert {r["uri"]: r["digest"] for r in entry["resources"]} == {
+        uri: sha256(folder / "SKILL.md"),
+        "skill://acme/billing/refunds/examples/partial/notes.md": sha256(folder / "notes.md"),
+    }
+    # From the enclosing skill's side its files are supporting files, listed there too.
+    enclosing = await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md")
+    assert uri in [r["uri"] for r in enclosing["skill"]["resources"]]
+
+
 @pytest.mark.parametrize(
     "uri",
     [
@@ -195,6 +221,10 @@ async def test_get_answers_like_the_listing(server: McpConnection) -> None:
         "skill://acme/billing/refunds/templates/invoice.md",
         "skill://acme/billing/refunds",
         "file:///etc/passwd",
+        "skill://acme/billing/refunds/examples/misnamed/SKILL.md",
+        "skill://acme/billing/refunds/examples/SKILL.md",
+        "skill://acme/billing/refunds/examples/../../../../gen/skill-00/SKILL.md",
+        "skill://acme/billing/refunds/references/leak.md/SKILL.md",
     ],
 )
 async def test_get_refuses_what_is_not_a_served_skill(server: McpConnection, uri: str) -> None:
@@ -278,6 +308,11 @@ async def test_directory_reads_list_direct_children(server: McpConnection) -> No
     base = "skill://acme/billing/refunds"
     top = await children(base)
     assert (f"{base}/SKILL.md", "text/markdown") in top
+    skill_md = (await request(server, "resources/directory/read", uri=base))["resources"][0]
+    assert (skill_md["name"], skill_md["description"]) == (
+        "refunds",
+        "Process customer refund requests per company policy.",
+    )
     assert (f"{base}/templates", "inode/directory") in top
     assert all("leak" not in uri for uri, _ in await children(f"{base}/references"))
     assert await children(f"{base}/templates") == [

@@ -321,11 +321,10 @@ def test_no_traceback_unless_debugging(tmp_path: Path) -> None:
     shutil.copytree(Path(AUTOPILOT).parent, broken)
     (broken / "references" / "checklist.md").unlink()
     params = json.dumps({"log": str(tmp_path / "log")})
+    first = run(str(broken / "autopilot.py"), "start", "--params", params)
+    history = first.json["autoAdvanced"]  # the tagged action result of 'prepare'
     args = ["advance", "--step", "ask", "--output", json.dumps(ASK_DONE), "--params", params]
-    args += [
-        "--history",
-        json.dumps([{"step": "prepare", "response": {}, "actionResult": {"lines": 1}}]),
-    ]
+    args += ["--history", json.dumps(history)]
     quiet = run(str(broken / "autopilot.py"), *args)
     assert quiet.code == 1 and quiet.json["error"] == "runtime", quiet.describe()
     assert "checklist.md" in quiet.json["message"]

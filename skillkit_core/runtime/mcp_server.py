@@ -14,7 +14,8 @@ What a client sees:
 - the MCP skills extension (``io.modelcontextprotocol/skills``, see
   :mod:`skillkit_core.runtime.skills_extension`): ``skills/list``, ``skills/get``,
   ``resources/directory/read``, and ``resources/read`` of every file of every served skill
-  as ``skill://<skill-path>/<file-path>``, loaded or not.
+  as ``skill://<skill-path>/<file-path>``, loaded or not (``resources/templates/list``
+  gives the URI templates).
 
 State is per connection: the server's lifespan runs once per connection and creates that
 connection's :class:`RuntimeSession`. The registry is discovered once, at start.
@@ -51,6 +52,7 @@ from skillkit_core.runtime.skills_extension import (
     install,
     list_resource,
     read_contents,
+    resource_templates,
 )
 from skillkit_core.runtime.tools import ToolOutcome, call_tool, tool_specs
 
@@ -118,6 +120,11 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         ]
         return types.ListResourcesResult(resources=resources)
 
+    async def list_resource_templates(
+        ctx: Context, params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resource_templates())
+
     async def read_resource(
         ctx: Context, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
@@ -166,6 +173,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         on_list_tools=list_tools,
         on_call_tool=on_call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,

@@ -277,6 +277,30 @@ def list_resource(record: SkillRecord) -> types.Resource:
     )
 
 
+def resource_templates() -> list[types.ResourceTemplate]:
+    """The ``skill://`` URI templates (RFC 6570) for ``resources/templates/list``: a skill's
+    SKILL.md, and any file of a skill."""
+    return [
+        types.ResourceTemplate(
+            uri_template=SCHEME + "{+skill_path}/SKILL.md",
+            name="skill",
+            description=(
+                "A skill's SKILL.md. skill_path is the folders from a served root down to "
+                "the skill's folder, ending in the skill's name (skills/list gives them all)."
+            ),
+            mime_type="text/markdown",
+        ),
+        types.ResourceTemplate(
+            uri_template=SCHEME + "{+skill_path}/{+file_path}",
+            name="skill-file",
+            description=(
+                "Any file of a skill: file_path is its path inside the skill's folder "
+                "(resources/directory/read lists a folder)."
+            ),
+        ),
+    ]
+
+
 class SkillsExtension(Extension):
     """The extension's methods over one registry, for the low-level server."""
 

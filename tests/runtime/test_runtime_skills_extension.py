@@ -339,6 +339,14 @@ async def test_bad_cursors_and_directory_escapes_are_refused(server: McpConnecti
         assert caught.value.error.code == types.INVALID_PARAMS, (method, params)
 
 
+async def test_resource_templates_describe_skill_uris(server: McpConnection) -> None:
+    templates = (await server.session.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == [
+        "skill://{+skill_path}/SKILL.md",
+        "skill://{+skill_path}/{+file_path}",
+    ]
+
+
 async def test_the_tools_still_serve_the_same_registry(server: McpConnection) -> None:
     loaded = await server.ok("skills_load", {"names": ["refunds"]})
     assert loaded.structured_content["active_skills"][0]["name"] == "refunds"

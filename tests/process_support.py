@@ -37,6 +37,15 @@ _os.wait()
 """
 
 
+def started_sleepers(marker: str, count: int = 2, within: float = 5.0) -> list[int]:
+    """The sleepers once ``count`` of them run: a double-forked grandchild may still be
+    on its way to ``exec`` when its starter says ready."""
+    deadline = time.monotonic() + within
+    while len(found := sleepers(marker)) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
+
+
 def sleepers(marker: str) -> list[int]:
     """Live (non-zombie) sleepers started with ``marker``."""
     tag = f"{marker}-sleeper".encode()

@@ -9,7 +9,14 @@ import sys
 import pytest
 
 from skillkit_core import process_tree
-from tests.process_support import LINUX, new_marker, none_left, sleepers, spawns
+from tests.process_support import (
+    LINUX,
+    new_marker,
+    none_left,
+    sleepers,
+    spawns,
+    started_sleepers,
+)
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="uses /proc")
 
@@ -46,7 +53,7 @@ def test_kill_tree_of_a_keeper_leaves_no_process() -> None:
     keeper = subprocess.Popen(command, stdout=subprocess.PIPE)
     try:
         assert keeper.stdout.readline() == b"ready\n"
-        assert len(sleepers(marker)) == 2
+        assert len(started_sleepers(marker)) == 2
         killed = process_tree.kill_tree(keeper.pid)
         assert keeper.pid in killed
         assert not sleepers(marker)

@@ -12,7 +12,9 @@ what the operator named.
 Problems never stop discovery: a SKILL.md the manifest parser finds a problem in, one that
 fails the linter's serving rules (:data:`SERVING_RULES`), or a name already taken by an
 earlier root is skipped and reported as a :class:`RegistryWarning` naming the file and the
-problem.
+problem. A skill whose name is taken but whose skill path (see :class:`SkillRecord`) is
+not, such as ``acme/billing/refunds`` beside ``acme/support/refunds``, is kept as a
+homonym: the tools, which name skills, do not serve it, the MCP skills extension does.
 """
 
 from __future__ import annotations
@@ -109,13 +111,14 @@ class Registry:
 
     records: tuple[SkillRecord, ...]
     warnings: tuple[RegistryWarning, ...] = ()
+    homonyms: tuple[SkillRecord, ...] = ()
     digests: FileDigests = field(default_factory=lambda: FileDigests(), repr=False, compare=False)
     _by_name: dict[str, SkillRecord] = field(init=False, repr=False, compare=False)
     _by_path: dict[tuple[str, ...], SkillRecord] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {record.name: record for record in self.records})
-        object.__setattr__(self, "_by_path", {record.skill_path: record for record in self.records})
+        object.__setattr__(self, "_by_path", {record.skill_path: record for record in self.served})
 
     def __len__(self) -> int:
         return len(self.records)
@@ -130,6 +133,11 @@ class Registry:
     def names(self) -> list[str]:
         """Skill names in discovery order."""
         return [record.name for record in self.records]
+
+    @property
+    def served(self) -> tuple[SkillRecord, ...]:
+        """Every skill the MCP skills extension serves: the records, then the homonyms."""
+        return self.records + self.homonyms
 
     def at_path(self, skill_path: tuple[str, ...]) -> SkillRecord | None:
         """The record whose ``skill_path`` is ``skill_path``, or ``None``."""
@@ -165,7 +173,11 @@ class Registry:
         Raises :class:`UnknownSkillError` when the file has since become invalid or now
         declares another name; the registry itself is not changed.
         """
-        known = self.get(name)
+        return self.refresh(self.get(name))
+
+    def refresh(self, known: SkillRecord) -> SkillRecord:
+        """Read ``known``'s SKILL.md again (see :meth:`reread`); homonyms too."""
+        name = known.name
         outcome = read_record(known.root_dir, known.source_root)
         if isinstance(outcome, RegistryWarning):
             raise UnknownSkillError(f"skill '{name}' can no longer be loaded: {outcome}")
@@ -188,6 +200,10 @@ def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX
     records: dict[str, SkillRecord] = {}
     warnings: list[RegistryWarning] = []
     seen_files: set[Path] = set()
+    # A skill whose name an earlier one took is still served by the MCP skills extension
+    # (a homonym) when its skill path differs; only the tools serve skills by name.
+    homonyms: list[SkillRecord] = []
+    paths: set[tuple[str, ...]] = set()
     for root in roots:
         root_path = _root_folder(Path(root))
         for folder in _walk(root_path, max_depth, warnings):
@@ -204,16 +220,27 @@ def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX
             )
             earlier = records.get(outcome.name)
             if earlier is not None:
+                taken = f"skill name '{outcome.name}' is already taken by {earlier.location}"
+                if outcome.skill_path in paths:
+                    warnings.append(
+                        RegistryWarning(
+                            str(outcome.location), f"skipped: {taken} (earlier roots win)"
+                        )
+                    )
+                    continue
+                paths.add(outcome.skill_path)
+                homonyms.append(outcome)
                 warnings.append(
                     RegistryWarning(
                         str(outcome.location),
-                        f"skipped: skill name '{outcome.name}' is already taken by "
-                        f"{earlier.location} (earlier roots win)",
+                        f"{taken}, so the tools do not serve it; the MCP skills extension "
+                        f"serves it as skill://{'/'.join(outcome.skill_path)}/SKILL.md",
                     )
                 )
                 continue
+            paths.add(outcome.skill_path)
             records[outcome.name] = outcome
-    return Registry(tuple(records.values()), tuple(warnings))
+    return Registry(tuple(records.values()), tuple(warnings), tuple(homonyms))
 
 
 def read_record(folder: Path, source_root: Path) -> SkillRecord | RegistryWarning:

@@ -168,7 +168,7 @@ def list_page(
     registry: Registry, cursor: str | None, page_size: int
 ) -> tuple[list[dict[str, Any]], str | None]:
     """One page of ``skills/list``: the entries and the cursor of the next page."""
-    records = registry.records
+    records = registry.served
     start = _offset(cursor, len(records))
     end = min(start + page_size, len(records))
     entries = [skill_entry(registry, record) for record in records[start:end]]
@@ -186,7 +186,7 @@ def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
     target = parse_uri(registry, uri)
     if target.path == SKILL_MD:
         try:
-            record = registry.reread(target.record.name)
+            record = registry.refresh(target.record)
         except SkillkitError as error:
             raise _invalid(error.message) from None
     elif target.path.endswith("/" + SKILL_MD):

@@ -68,6 +68,11 @@ def make_root(base: Path) -> Path:
     misnamed = refunds / "examples" / "misnamed"
     misnamed.mkdir()
     (misnamed / "SKILL.md").write_text("---\nname: other\ndescription: Wrong folder.\n---\n")
+    support = root / "acme" / "support" / "refunds"
+    support.mkdir(parents=True)
+    (support / "SKILL.md").write_text(
+        "---\nname: refunds\ndescription: Answer refund questions from support.\n---\nBody.\n"
+    )
     for name in GENERATED:
         folder = root / "gen" / name
         folder.mkdir(parents=True)
@@ -142,9 +147,10 @@ async def test_the_listing_pages_whole_entries_and_digests_every_file(
     assert all(page["ttlMs"] == 0 and page["cacheScope"] == "private" for page in pages)
     entries = [entry for page in pages for entry in page["skills"]]
     uris = [entry["uri"] for entry in entries]
-    expected = {"skill://acme/billing/refunds/SKILL.md"} | {
-        f"skill://gen/{name}/SKILL.md" for name in GENERATED
-    }
+    expected = {
+        "skill://acme/billing/refunds/SKILL.md",
+        "skill://acme/support/refunds/SKILL.md",
+    } | {f"skill://gen/{name}/SKILL.md" for name in GENERATED}
     assert sorted(uris) == sorted(expected)  # each skill exactly once
     for entry in entries:
         skill_path = entry["uri"].removeprefix("skill://").removesuffix("/SKILL.md")
@@ -347,9 +353,25 @@ async def test_resource_templates_describe_skill_uris(server: McpConnection) -> 
     ]
 
 
+async def test_two_skills_sharing_a_name_stay_distinct_by_uri(server: McpConnection) -> None:
+    billing = await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md")
+    support = await request(server, "skills/get", uri="skill://acme/support/refunds/SKILL.md")
+    assert billing["skill"]["frontmatter"]["name"] == support["skill"]["frontmatter"]["name"]
+    assert support["skill"]["frontmatter"]["description"] == "Answer refund questions from support."
+    assert billing["skill"]["resources"] != support["skill"]["resources"]
+    # The tools name skills, so they serve the first one and stderr says what happened.
+    assert (
+        "skill name 'refunds' is already taken by" in server.stderr()
+        and "the MCP skills extension serves it as skill://acme/support/refunds/SKILL.md"
+        in server.stderr()
+    )
+
+
 async def test_the_tools_still_serve_the_same_registry(server: McpConnection) -> None:
     loaded = await server.ok("skills_load", {"names": ["refunds"]})
-    assert loaded.structured_content["active_skills"][0]["name"] == "refunds"
+    receipt = loaded.structured_content["active_skills"][0]
+    assert receipt["name"] == "refunds"
+    assert receipt["location"].endswith("acme/billing/refunds/SKILL.md")
     resources = [str(r.uri) for r in (await server.session.list_resources()).resources]
     assert "skill://acme/billing/refunds/SKILL.md" in resources
 

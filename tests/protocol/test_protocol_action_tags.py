@@ -19,16 +19,20 @@ def _first(tmp_path: Path) -> tuple[list[str], dict]:
     return params, ok(run(AUTOPILOT, "start", *params))
 
 
+def _advance_ask(params: list[str], history: list[dict]):
+    answer = json.dumps({"part": "docs", "again": False})
+    return run(
+        AUTOPILOT, "advance", *params, "--step", "ask", "--output", answer,
+        "--history", json.dumps(history),
+    )  # fmt: skip
+
+
 def test_printed_action_results_are_tagged_and_replay(tmp_path: Path) -> None:
     params, first = _first(tmp_path)
     history = history_entries(first)
     (prepare,) = [entry for entry in history if "actionResult" in entry]
     assert len(prepare["actionTag"]) == 64
-    answer = json.dumps({"part": "docs", "again": False})
-    call = run(
-        AUTOPILOT, "advance", *params, "--step", "ask", "--output", answer,
-        "--history", json.dumps(history),
-    )  # fmt: skip
+    call = _advance_ask(params, history)
     assert call.code == 0, call.describe()
 
 
@@ -43,11 +47,7 @@ def test_a_forged_action_result_is_a_history_error(tmp_path: Path, forgery: str)
         del entry["actionTag"]
     else:
         entry["step"] = "ask"  # the same result and tag, claimed for another step
-    answer = json.dumps({"part": "docs", "again": False})
-    call = run(
-        AUTOPILOT, "advance", *params, "--step", "ask", "--output", answer,
-        "--history", json.dumps(history),
-    )  # fmt: skip
+    call = _advance_ask(params, history)
     assert call.code == 1, call.describe()
     assert call.json["error"] == "history"
     assert "is not one scripts/run printed" in call.json["message"]

@@ -376,6 +376,26 @@ async def test_the_tools_still_serve_the_same_registry(server: McpConnection) ->
     assert "skill://acme/billing/refunds/SKILL.md" in resources
 
 
+async def test_initialize_connections_get_the_methods_without_the_declaration(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``capabilities.extensions`` is a 2026-07-28 field: the SDK leaves it out of an
+    ``initialize`` answer, and the methods still answer."""
+    argv = serve_command(str(root), "--page-size", str(PAGE_SIZE))
+    stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    connection = McpConnection(argv, stderr)
+    await connection.start()
+    try:
+        assert connection.init.capabilities.extensions is None
+        page = await request(connection, "skills/list")
+        assert len(page["skills"]) == PAGE_SIZE and "nextCursor" in page
+        assert "ttlMs" not in page
+        uri = page["skills"][0]["uri"]
+        assert (await request(connection, "skills/get", uri=uri))["skill"] == page["skills"][0]
+    finally:
+        await connection.stop()
+
+
 # --- scale ----------------------------------------------------------------------------------
 
 SCALE_SKILLS = 2000

@@ -355,9 +355,8 @@ def _plain_report(report: TargetReport) -> tuple:
             d.step,
             d.file,
             None if d.range is None else tuple(d.range),
-            None
-            if d.fix is None
-            else (d.fix.title, [_plain_edit(e) for e in d.fix.edits], d.fix.executable),
+            None if d.fix is None else _plain_fix(d.fix),
+            [_plain_fix(f) for f in d.suggestions],
         )
         for d in report.diagnostics
     ]
@@ -365,8 +364,14 @@ def _plain_report(report: TargetReport) -> tuple:
     return diagnostics, hosts, report.suppressed
 
 
-def _plain_edit(edit: TextEdit) -> tuple:
-    return tuple(edit.range), edit.new_text, edit.file
+def _plain_fix(fix: Fix) -> tuple:
+    edits = [(tuple(e.range), e.new_text, e.file) for e in fix.edits]
+    return fix.title, edits, fix.executable, fix.renames
+
+
+def _fix_from_plain(plain: tuple) -> Fix:
+    title, edits, executable, renames = plain
+    return Fix(title, tuple(_edit(*e) for e in edits), executable, renames)
 
 
 def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
@@ -382,9 +387,10 @@ def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
                 step,
                 file,
                 None if where is None else SourceRange(*where),
-                None if fix is None else Fix(fix[0], tuple(_edit(*e) for e in fix[1]), fix[2]),
+                None if fix is None else _fix_from_plain(fix),
+                tuple(_fix_from_plain(f) for f in suggestions),
             )
-            for rule, severity, message, step, file, where, fix in diagnostics
+            for rule, severity, message, step, file, where, fix, suggestions in diagnostics
         ],
         tuple(HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in hosts),
         suppressed,

@@ -33,14 +33,16 @@ def check_entry(path: Path, attr: str | None = None) -> EntryReport:
 
 
 def _shown(diagnostic: LintDiagnostic, given: Path) -> LintDiagnostic:
-    fix = diagnostic.fix
-    if fix is not None:
+    def shown_fix(fix: Fix) -> Fix:
         edits = tuple(
             e._replace(file=display_path(e.file, given)) if e.file else e for e in fix.edits
         )
-        fix = Fix(fix.title, edits)
+        return fix._replace(edits=edits)
+
+    fix = None if diagnostic.fix is None else shown_fix(diagnostic.fix)
+    suggestions = tuple(shown_fix(f) for f in diagnostic.suggestions)
     file = display_path(diagnostic.file, given) if diagnostic.file else None
-    return diagnostic._replace(file=file, fix=fix)
+    return diagnostic._replace(file=file, fix=fix, suggestions=suggestions)
 
 
 def display_path(file: str, given: Path) -> str:

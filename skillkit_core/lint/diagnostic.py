@@ -36,16 +36,23 @@ class TextEdit(NamedTuple):
 
 
 class Fix(NamedTuple):
-    """A safe, mechanical fix for one diagnostic: text edits, and files to make
-    executable (``chmod +x``; an editor that can only edit text applies the edits)."""
+    """A mechanical fix for one diagnostic: text edits, files to make executable
+    (``chmod +x``; an editor that can only edit text applies the edits) and paths to
+    rename (``(old, new)``, a folder included: an editor applies it as a file operation).
+
+    A diagnostic's ``fix`` is safe (``skillkit check --fix`` applies it); its
+    ``suggestions`` are fixes that may change what the skill means (a public name, a
+    loop's way out): offered to choose from, never applied by ``--fix``."""
 
     title: str
     edits: tuple[TextEdit, ...]
     executable: tuple[str, ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()
 
 
 class LintDiagnostic(NamedTuple):
-    """One finding: which rule, how bad, what and where, and an optional fix."""
+    """One finding: which rule, how bad, what and where, an optional safe fix and the
+    fixes to choose from that ``--fix`` leaves alone."""
 
     rule: str
     severity: Severity
@@ -54,3 +61,4 @@ class LintDiagnostic(NamedTuple):
     file: str | None = None
     range: SourceRange | None = None
     fix: Fix | None = None
+    suggestions: tuple[Fix, ...] = ()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillkit_core.lint.capping import Capped, shown
 from skillkit_core.lint.check_paths import CheckRun
-from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.safe_text import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
@@ -274,30 +274,38 @@ def _range_json(where: SourceRange | None) -> dict[str, int] | None:
 
 def diagnostic_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
     """A diagnostic as a JSON-ready mapping."""
-    fix = None
-    if diagnostic.fix is not None:
-        fix = {
-            "title": diagnostic.fix.title,
-            "edits": [
-                {
-                    "file": edit.file or diagnostic.file,
-                    "range": _range_json(edit.range),
-                    "new_text": edit.new_text,
-                }
-                for edit in diagnostic.fix.edits
-            ],
-        }
-        if diagnostic.fix.executable:
-            fix["executable"] = list(diagnostic.fix.executable)
-    return {
+    found = {
         "rule": diagnostic.rule,
         "severity": diagnostic.severity,
         "message": diagnostic.message,
         "file": diagnostic.file,
         "step": diagnostic.step,
         "range": _range_json(diagnostic.range),
-        "fix": fix,
+        "fix": None if diagnostic.fix is None else _fix_json(diagnostic.fix, diagnostic),
     }
+    if diagnostic.suggestions:
+        # Fixes that may change the skill's meaning: offered, never applied by --fix.
+        found["suggestions"] = [_fix_json(fix, diagnostic) for fix in diagnostic.suggestions]
+    return found
+
+
+def _fix_json(fix: Fix, diagnostic: LintDiagnostic) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "title": fix.title,
+        "edits": [
+            {
+                "file": edit.file or diagnostic.file,
+                "range": _range_json(edit.range),
+                "new_text": edit.new_text,
+            }
+            for edit in fix.edits
+        ],
+    }
+    if fix.executable:
+        data["executable"] = list(fix.executable)
+    if fix.renames:
+        data["renames"] = [{"from": old, "to": new} for old, new in fix.renames]
+    return data
 
 
 def render_json(run: CheckRun, *, hosts: bool = False) -> str:

@@ -91,15 +91,6 @@ def _range_of(data: Any) -> SourceRange | None:
 
 def diagnostic_to_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
     """A diagnostic as plain JSON data (the worker's answer)."""
-    fix = None
-    if diagnostic.fix is not None:
-        fix = {
-            "title": diagnostic.fix.title,
-            "edits": [
-                {"range": _range_json(e.range), "new_text": e.new_text, "file": e.file}
-                for e in diagnostic.fix.edits
-            ],
-        }
     return {
         "rule": diagnostic.rule,
         "severity": diagnostic.severity,
@@ -107,19 +98,33 @@ def diagnostic_to_json(diagnostic: LintDiagnostic) -> dict[str, Any]:
         "step": diagnostic.step,
         "file": diagnostic.file,
         "range": _range_json(diagnostic.range),
-        "fix": fix,
+        "fix": None if diagnostic.fix is None else _fix_json(diagnostic.fix),
+        "suggestions": [_fix_json(fix) for fix in diagnostic.suggestions],
     }
+
+
+def _fix_json(fix: Fix) -> dict[str, Any]:
+    return {
+        "title": fix.title,
+        "edits": [
+            {"range": _range_json(e.range), "new_text": e.new_text, "file": e.file}
+            for e in fix.edits
+        ],
+        "renames": [list(pair) for pair in fix.renames],
+    }
+
+
+def _fix_from_json(data: dict[str, Any]) -> Fix:
+    edits = tuple(
+        TextEdit(SourceRange(*e["range"]), e["new_text"], e.get("file")) for e in data["edits"]
+    )
+    renames = tuple((str(old), str(new)) for old, new in data.get("renames", ()))
+    return Fix(data["title"], edits, renames=renames)
 
 
 def diagnostic_from_json(data: dict[str, Any]) -> LintDiagnostic:
     """The inverse of :func:`diagnostic_to_json`."""
-    fix = None
-    if data.get("fix"):
-        edits = tuple(
-            TextEdit(SourceRange(*e["range"]), e["new_text"], e.get("file"))
-            for e in data["fix"]["edits"]
-        )
-        fix = Fix(data["fix"]["title"], edits)
+    fix = _fix_from_json(data["fix"]) if data.get("fix") else None
     return LintDiagnostic(
         rule=data["rule"],
         severity=data["severity"],
@@ -128,6 +133,7 @@ def diagnostic_from_json(data: dict[str, Any]) -> LintDiagnostic:
         file=data.get("file"),
         range=_range_of(data.get("range")),
         fix=fix,
+        suggestions=tuple(_fix_from_json(f) for f in data.get("suggestions", ())),
     )
 
 

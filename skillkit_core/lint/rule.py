@@ -5,7 +5,8 @@ A rule file defines one :class:`Rule` named ``RULE``; the registry lists them. A
 :class:`~skillkit_core.manifest.folder.SkillFolder`; ``target="workflow"``: the workflow
 linter's context) and yields :class:`LintDiagnostic` values, one per problem, usually made
 with :meth:`Rule.diagnostic`. ``fix``, when present, computes a safe :class:`Fix` for one
-of the rule's own diagnostics; the driver attaches it.
+of the rule's own diagnostics; ``suggest`` the fixes that may change the skill's meaning,
+for a person to choose from (``--fix`` never applies them); the driver attaches both.
 """
 
 from collections.abc import Callable, Iterable
@@ -16,6 +17,7 @@ from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, Severity, SourceR
 RuleTarget = Literal["manifest", "workflow"]
 CheckFunction = Callable[[Any], Iterable[LintDiagnostic]]
 FixFunction = Callable[[Any, LintDiagnostic], Fix | None]
+SuggestFunction = Callable[[Any, LintDiagnostic], tuple[Fix, ...]]
 
 
 class Rule(NamedTuple):
@@ -38,6 +40,7 @@ class Rule(NamedTuple):
     target: RuleTarget
     fix: FixFunction | None = None
     spec: bool = False
+    suggest: SuggestFunction | None = None
 
     @property
     def fixable(self) -> bool:
@@ -68,13 +71,15 @@ class Rule(NamedTuple):
     def run(self, target: Any) -> list[LintDiagnostic]:
         """Run ``check`` on ``target`` and attach fixes from ``fix`` where it has one."""
         found = list(self.check(target))
-        if self.fix is None:
+        if self.fix is None and self.suggest is None:
             return found
         fixed: list[LintDiagnostic] = []
         for diagnostic in found:
-            if diagnostic.fix is None:
+            if diagnostic.fix is None and self.fix is not None:
                 fix = self.fix(target, diagnostic)
                 if fix is not None:
                     diagnostic = diagnostic._replace(fix=fix)
+            if not diagnostic.suggestions and self.suggest is not None:
+                diagnostic = diagnostic._replace(suggestions=self.suggest(target, diagnostic))
             fixed.append(diagnostic)
         return fixed

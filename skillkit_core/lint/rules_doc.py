@@ -22,6 +22,7 @@ def rule_json(rule: Rule) -> dict[str, object]:
         "target": rule.target,
         "spec": rule.spec,
         "fixable": rule.fixable,
+        "suggests": rule.suggest is not None,
         "summary": rule.summary,
         "rationale": rule.rationale,
         "bad": rule.bad,
@@ -78,6 +79,14 @@ def rule_markdown(rule: Rule) -> str:
     of the language server's ``codeDescription`` link and of ``skillkit explain``."""
     fence = "python" if rule.target == "workflow" else "yaml"
     fix = "`skillkit check --fix` applies a safe fix" if rule.fixable else "none (fix by hand)"
+    if rule.suggest is not None:
+        fix += (
+            "; editors offer fixes to choose from that may change what the skill means, "
+            "which `--fix` never applies"
+            if rule.fixable
+            else " — editors offer fixes to choose from; `--fix` never applies them, as "
+            "each changes what the skill means"
+        )
     parts = [
         f"# {rule.id}",
         f"**Severity:** {rule.severity} · **Checks:** {_checks(rule)} · **Fix:** {fix}",

@@ -1,6 +1,7 @@
 """name-folder-mismatch: ``name`` equals the folder's name (compared after NFKC).
 
-Safe fix: rewrite the name to the folder's name, when that is itself a valid name.
+No safe fix: renaming the skill changes its public name, renaming the folder its path.
+Both are offered as suggestions (an editor's choice), neither is applied by ``--fix``.
 """
 
 from __future__ import annotations
@@ -29,12 +30,32 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         )
 
 
-def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
+def _suggest(folder: SkillFolder, diagnostic: LintDiagnostic) -> tuple[Fix, ...]:
+    """Rename the skill after its folder, or the folder after the skill: either changes
+    something others rely on (the public name users and other skills call it by, or the
+    path it is installed and linked at), so neither is a safe fix; a person chooses."""
+    suggestions: list[Fix] = []
     wanted = folder.folder_name
-    if not wanted or name_problems(wanted) or normalized(wanted) != wanted:
-        return None
-    edit = TextEdit(folder.value_range("name"), scalar(wanted))
-    return Fix(title=f"Rename the skill to '{wanted}' to match its folder", edits=(edit,))
+    range_ = folder.value_range("name")
+    if range_ is not None and wanted and not name_problems(wanted) and normalized(wanted) == wanted:
+        name = normalized(folder.text_value("name") or "")
+        suggestions.append(
+            Fix(
+                title=f"Rename the skill to '{wanted}' (its public name '{name}' changes)",
+                edits=(TextEdit(range_, scalar(wanted)),),
+            )
+        )
+    name = normalized(folder.text_value("name") or "")
+    target = folder.root.parent / name
+    if name and not name_problems(name) and not target.exists():
+        suggestions.append(
+            Fix(
+                title=f"Rename the folder to '{name}' (paths to '{wanted}' change)",
+                edits=(),
+                renames=((str(folder.root), str(target)),),
+            )
+        )
+    return tuple(suggestions)
 
 
 RULE = Rule(
@@ -49,6 +70,6 @@ RULE = Rule(
     good="pdf-tools/SKILL.md with name: pdf-tools",
     check=_check,
     target="manifest",
-    fix=_fix,
     spec=True,
+    suggest=_suggest,
 )

@@ -176,30 +176,80 @@ def _fix(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> Fix | None:
         )
     if not any(mark in diagnostic.message for mark in _LOOP_MARKS):
         return None
+    exits = _exits(ctx, step)
+    if len(exits) != 1 or not exits[0][1]:
+        return None  # no way out, or one a person must choose: see _suggest
+    target = exits[0][0]
+    return _guard_fix(ctx, step, target, f"Limit '{step}' and leave the loop for '{target}'")
+
+
+def _suggest(ctx: WorkflowContext, diagnostic: LintDiagnostic) -> tuple[Fix, ...]:
+    """One guard per way out of the loop, when none is unambiguous: going to a step the
+    loop reaches under a condition (the "tests passed" branch of a retry loop) claims
+    that the condition held, so a person picks where giving up should go."""
+    step = diagnostic.step
+    if diagnostic.severity == "error" or ctx.skill is None or step not in ctx.steps:
+        return ()
+    if not any(mark in diagnostic.message for mark in _LOOP_MARKS):
+        return ()
+    exits = _exits(ctx, step)
+    if len(exits) == 1 and exits[0][1]:
+        return ()  # the safe fix covers it
+    found = (
+        _guard_fix(
+            ctx,
+            step,
+            target,
+            f"Limit '{step}' and leave the loop for '{target}' (reached when a condition holds)",
+        )
+        for target, _ in exits
+    )
+    return tuple(fix for fix in found if fix is not None)
+
+
+def _guard_fix(ctx: WorkflowContext, step: str, target: str, title: str) -> Fix | None:
     from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
 
-    exit_step = _exit(ctx, step)
-    if exit_step is None:
-        return None
     arguments = []
     if ctx.steps[step].max_visits is None:
         arguments.append(f"max_visits={IMPLICIT_MAX_VISITS}")
-    arguments.append(f"on_max_visits={string_literal(exit_step)}")
-    return add_arguments_fix(
-        ctx, step, arguments, f"Limit '{step}' and leave the loop for '{exit_step}'"
-    )
+    arguments.append(f"on_max_visits={string_literal(target)}")
+    return add_arguments_fix(ctx, step, arguments, title)
 
 
-def _exit(ctx: WorkflowContext, step: str) -> str | None:
-    """A step outside the loop that the loop can already go to (terminal ones first)."""
+def _exits(ctx: WorkflowContext, step: str) -> list[tuple[str, bool]]:
+    """The steps outside ``step``'s loop that the loop can go to (terminal ones first),
+    each with whether it is unambiguous to leave for: reached only as a fallback (a
+    ``branch`` without ``when``, taken when no condition holds: the loop goes on under a
+    condition and ends by default), never under a ``when`` or a callable ``next``."""
     graph = ctx.graph
     loop = next((set(c) for c in graph.cycles if step in c), {step})
-    outside = [target for name in loop for target in graph.successors[name] if target not in loop]
-    if not outside:
-        return None
+    fallback: dict[str, bool] = {}
+
+    def leave(target: str, by_fallback: bool) -> None:
+        if target not in loop and target in ctx.steps:
+            fallback[target] = fallback.get(target, True) and by_fallback
+
+    for name in ctx.steps:
+        if name not in loop:
+            continue
+        nxt = ctx.steps[name].next
+        if isinstance(nxt, str):
+            leave(nxt, True)
+        elif isinstance(nxt, tuple):
+            for b in nxt:
+                leave(name if b.to == "self" else b.to, b.when is None)
+                if b.when is None:
+                    break  # the engine never looks past a branch without when
+        else:
+            guard = ctx.steps[name].on_max_visits
+            for target in graph.successors[name]:
+                if target != guard:
+                    leave(target, False)
     order = list(ctx.steps)
-    outside.sort(key=lambda name: (name not in graph.terminal, order.index(name)))
-    return outside[0]
+    return sorted(
+        fallback.items(), key=lambda item: (item[0] not in graph.terminal, order.index(item[0]))
+    )
 
 
 RULE = Rule(
@@ -209,7 +259,10 @@ RULE = Rule(
     rationale=(
         "A step on a cycle may be entered again and again. Without a declared limit the "
         "engine stops the run with an error after its implicit limit of visits; with "
-        "max_visits and on_max_visits it leaves the loop for a step you chose. A guard "
+        "max_visits and on_max_visits it leaves the loop for a step you chose. --fix adds "
+        "a guard only when the way out is unambiguous: the loop's one way out, reached as "
+        "its fallback (a branch without when); a step reached under a condition (the "
+        "'tests passed' branch of a retry loop) is offered to choose, never applied. A guard "
         "whose on_max_visits names no step (or the step itself) can never work: that is "
         "an error."
     ),
@@ -225,4 +278,5 @@ RULE = Rule(
     check=_check,
     target="workflow",
     fix=_fix,
+    suggest=_suggest,
 )

@@ -103,7 +103,9 @@ def test_fix_rewrites_files_and_reports_what_is_left(tmp_path: Path) -> None:
     )
     done = skillkit("check", "pdf-tools", "--fix", cwd=tmp_path)
     assert done.returncode == 0, done.stdout
-    assert "Applied 4 fixes in 1 file." in done.stdout
+    # name-format's fix writes the spec form (the folder's name); name-folder-mismatch
+    # offers no safe fix of its own (renaming a skill is a person's choice).
+    assert "Applied 3 fixes in 1 file." in done.stdout
     assert (root / "SKILL.md").read_text() == (
         '---\nname: pdf-tools\ndescription: "Text. Use when: PDFs"\n---\nx\n'
     )

@@ -40,7 +40,7 @@ def test_text_groups_by_file_with_positions_and_code_frames(tmp_path: Path) -> N
     assert "  > 2 │ name: PDF_Tools\n" in text
     assert "      │       ^^^^^^^^^\n" in text
     assert f"{skill}:6:9: error [broken-link]" in text
-    assert text.rstrip().endswith("Found 4 errors, 1 warning in 1 target. (3 fixable with --fix)")
+    assert text.rstrip().endswith("Found 4 errors, 1 warning in 1 target. (2 fixable with --fix)")
 
 
 def test_hosts_matrix_lists_each_consumer(tmp_path: Path) -> None:
@@ -60,13 +60,19 @@ def test_json_document(tmp_path: Path) -> None:
         "errors": 4,
         "warnings": 1,
         "info": 0,
-        "fixable": 3,
+        "fixable": 2,
         "suppressed": 0,
         "exit_code": 1,
     }
     first = document["diagnostics"][0]
     assert first["rule"] == "name-folder-mismatch"
     assert first["range"] == {"line": 1, "column": 6, "end_line": 1, "end_column": 15}
+    # Renaming the skill or its folder changes meaning: suggestions, not the safe fix.
+    assert first["fix"] is None
+    assert [s["title"] for s in first["suggestions"]] == [
+        "Rename the skill to 'pdf-tools' (its public name 'PDF_Tools' changes)"
+    ]
+    assert "suggestions" not in next(d for d in document["diagnostics"] if d["fix"])
     fixed = next(d for d in document["diagnostics"] if d["fix"])
     assert fixed["fix"]["edits"][0]["new_text"] == "pdf-tools"
     verdicts = document["hosts"][0]["verdicts"]

@@ -52,11 +52,16 @@ def test_spec_rules_are_the_specification_checks() -> None:
     assert "broken-link" not in spec
 
 
+def test_rules_whose_fixes_change_meaning_only_suggest_them() -> None:
+    suggesting = {rule.id for rule in RULES if rule.suggest is not None}
+    assert {"name-folder-mismatch", "cycle-guard"} <= suggesting
+    assert not next(rule for rule in RULES if rule.id == "name-folder-mismatch").fixable
+
+
 def test_fixable_rules() -> None:
     fixable = {rule.id for rule in RULES if rule.fixable}
     assert fixable >= {
         "name-format",
-        "name-folder-mismatch",
         "script-shebang",
         "frontmatter-invalid-yaml",
         "yaml-typed-scalar",

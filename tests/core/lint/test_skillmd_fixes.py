@@ -27,29 +27,46 @@ def test_name_fix_rewrites_the_name_in_spec_form(tmp_path: Path) -> None:
     assert check(root) == []
 
 
-def test_name_folder_fix_renames_the_skill_after_its_folder(tmp_path: Path) -> None:
+def suggestions_of(root: Path, rule: str) -> list:
+    return [d.suggestions for d in check_folder(root).diagnostics if d.rule == rule]
+
+
+def test_name_folder_mismatch_has_no_safe_fix_and_fix_leaves_it(tmp_path: Path) -> None:
+    # Renaming the skill changes its public name (what users and other skills call it):
+    # --fix must not do it silently.
     root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
-    (fix,) = fixes_of(root, "name-folder-mismatch")
-    assert fix.title == "Rename the skill to 'pdf' to match its folder"
-    assert fix.edits == (TextEdit(SourceRange(1, 6, 1, 15), "pdf"),)
+    assert fixes_of(root, "name-folder-mismatch") == [None]
+    before = (root / "SKILL.md").read_text()
     apply_fixes(check_folder(root).diagnostics)
-    assert (root / "SKILL.md").read_text().startswith("---\nname: pdf\n")
-    assert check(root) == []
+    assert (root / "SKILL.md").read_text() == before
+    assert ("name-folder-mismatch", "error", 2, "SKILL.md") in check(root)
 
 
-def test_name_folder_fix_also_clears_a_badly_formed_name(tmp_path: Path) -> None:
-    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="PDF_Tools")})
-    apply_fixes(check_folder(root).diagnostics)
-    assert (root / "SKILL.md").read_text().startswith("---\nname: pdf\n")
+def test_name_folder_mismatch_suggests_renaming_the_skill_or_the_folder(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
+    ((name, folder),) = suggestions_of(root, "name-folder-mismatch")
+    assert name.title == "Rename the skill to 'pdf' (its public name 'pdf-tools' changes)"
+    assert name.edits == (TextEdit(SourceRange(1, 6, 1, 15), "pdf"),)
+    assert folder.title == "Rename the folder to 'pdf-tools' (paths to 'pdf' change)"
+    assert folder.edits == () and folder.renames == ((str(root), str(tmp_path / "pdf-tools")),)
+    (root / "SKILL.md").write_text(apply_edits(skill_md(name="pdf-tools"), list(name.edits)))
     assert check(root) == []
 
 
 @pytest.mark.parametrize("folder", ["PDF_Tools", "pdf--tools", "-pdf"])
-def test_no_name_folder_fix_when_the_folder_name_is_not_a_valid_name(
+def test_no_rename_of_the_skill_is_suggested_when_the_folder_name_is_not_a_valid_name(
     tmp_path: Path, folder: str
 ) -> None:
     root = make_skill(tmp_path, folder, {"SKILL.md": skill_md(name="pdf-tools")})
-    assert fixes_of(root, "name-folder-mismatch") == [None]
+    ((only,),) = suggestions_of(root, "name-folder-mismatch")
+    assert only.title.startswith("Rename the folder to 'pdf-tools'")
+
+
+def test_no_folder_rename_is_suggested_onto_an_existing_folder(tmp_path: Path) -> None:
+    make_skill(tmp_path, "pdf-tools")
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
+    ((only,),) = suggestions_of(root, "name-folder-mismatch")
+    assert only.title.startswith("Rename the skill to 'pdf'")
 
 
 def test_quoting_fix_repairs_a_description_with_a_colon(tmp_path: Path) -> None:
@@ -136,3 +153,24 @@ def test_fixes_keep_a_byte_order_mark(tmp_path: Path) -> None:
     apply_fixes(check_folder(root).diagnostics)
     text = (root / "SKILL.md").read_text(encoding="utf-8")
     assert text.startswith("\ufeff---\nname: pdf-tools\n")
+
+
+def test_suggestions_survive_the_helpers_pipe_and_the_workers_json(tmp_path: Path) -> None:
+    # Folders are checked in forked helpers and Python skills in a worker: what they send
+    # back keeps every suggestion, its renames included.
+    from skillkit_core.lint.check_paths import (
+        Target,
+        TargetReport,
+        _plain_report,
+        _report_from_plain,
+    )
+    from skillkit_core.lint.load_worker import diagnostic_from_json, diagnostic_to_json
+
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
+    report = check_folder(root)
+    target = Target("manifest", root)
+    plain = _plain_report(TargetReport(target, report.diagnostics, report.hosts))
+    assert _report_from_plain(target, plain).diagnostics == report.diagnostics
+    (mismatch,) = [d for d in report.diagnostics if d.rule == "name-folder-mismatch"]
+    assert len(mismatch.suggestions) == 2
+    assert diagnostic_from_json(diagnostic_to_json(mismatch)) == mismatch

@@ -25,10 +25,64 @@ def _fixed(tmp_path: Path, fixture: str) -> tuple[str, list]:
 def test_cycle_guard_fix_adds_a_limit_and_an_exit(tmp_path: Path) -> None:
     text, after = _fixed(tmp_path, "cycle_guard_bad.py")
     assert 'branch("draft")],\n        max_visits=10,\n        on_max_visits="draft",\n' in text
-    assert 'max_visits=3,\n        on_max_visits="report",\n' in text
     assert 'on_max_visits="finish",' in text
+    # review leaves the draft/review loop for 'report' only when the notes are done: a
+    # guard going there would claim they are, so --fix leaves that choice to a person
+    assert 'on_max_visits="report"' not in text
     # what has no safe fix is still reported
-    assert findings(after) == [("cycle-guard", "error", 52), ("cycle-guard", "warning", 54)]
+    assert findings(after) == [
+        ("cycle-guard", "warning", 25),
+        ("cycle-guard", "error", 51),
+        ("cycle-guard", "warning", 53),
+    ]
+
+
+RETRY = (
+    "from pydantic import BaseModel\n\nfrom skillkit_core import branch, skill, terminal\n\n\n"
+    "class Result(BaseModel):\n    passed: bool\n    flaky: bool\n\n\n"
+    'retry = (skill(name="retry", entry="fix", description="Fix until the tests pass.")\n'
+    '    .step("fix", prompt="Fix the failing test.", next="test")\n'
+    '    .step("test", prompt="Run the tests.", response=Result, next=['
+    'branch("done", when=lambda c: c.response.passed){more}, branch("fix")])\n'
+    '    .step("done", prompt="Tests passed.", next=terminal){step}.build())\n'
+)
+
+
+def _retry(tmp_path: Path, more: str = "", step: str = "") -> Path:
+    source = tmp_path / "retry.py"
+    source.write_text(RETRY.format(more=more, step=step))
+    return source
+
+
+def test_cycle_guard_fix_never_sends_a_retry_loop_to_its_success_branch(tmp_path: Path) -> None:
+    source = _retry(tmp_path)
+    (diagnostic,) = check_file(source).diagnostics
+    assert diagnostic.rule == "cycle-guard" and diagnostic.fix is None
+    before = source.read_text()
+    assert apply_fixes(check_file(source).diagnostics).files == ()
+    assert source.read_text() == before
+    # offered, for a person to choose: the one way out, saying it is reached under a condition
+    (only,) = diagnostic.suggestions
+    assert only.title == (
+        "Limit 'fix' and leave the loop for 'done' (reached when a condition holds)"
+    )
+
+
+def test_cycle_guard_offers_one_guard_per_way_out(tmp_path: Path) -> None:
+    more = ', branch("give_up", when=lambda c: c.response.flaky)'
+    step = '\n    .step("give_up", prompt="Report the flaky test.", next=terminal)'
+    source = _retry(tmp_path, more, step)
+    (diagnostic,) = check_file(source).diagnostics
+    assert diagnostic.fix is None
+    titles = [fix.title for fix in diagnostic.suggestions]
+    assert titles == [
+        "Limit 'fix' and leave the loop for 'done' (reached when a condition holds)",
+        "Limit 'fix' and leave the loop for 'give_up' (reached when a condition holds)",
+    ]
+    # choosing one is applying its edits: the loop is then guarded
+    apply_fixes([diagnostic._replace(fix=diagnostic.suggestions[1])])
+    assert 'max_visits=10, on_max_visits="give_up"' in source.read_text()
+    assert check_file(source).diagnostics == []
 
 
 def test_cycle_guard_fix_keeps_a_one_line_call_on_one_line(tmp_path: Path) -> None:

@@ -1,0 +1,106 @@
+"""The client-side check of SEP-2640 skills (skillkit_core.runtime.verify): against the
+real ``skillkit serve``, and entry by entry against what a lying server could send."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.runtime.verify import check_server, verify_entry
+from tests.runtime.test_runtime_skills_extension import make_root
+
+SKILL_MD = b"---\nname: refunds\ndescription: Refunds.\nx-extra: [1, 2]\n---\nBody.\n"
+GUIDE = b"Guide.\n"
+URI = "skill://acme/billing/refunds/SKILL.md"
+GUIDE_URI = "skill://acme/billing/refunds/references/guide.md"
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def entry(**changes) -> dict:
+    base = {
+        "uri": URI,
+        "frontmatter": {"name": "refunds", "description": "Refunds.", "x-extra": [1, 2]},
+        "resources": [
+            {"uri": URI, "digest": digest(SKILL_MD)},
+            {"uri": GUIDE_URI, "digest": digest(GUIDE)},
+        ],
+    }
+    base.update(changes)
+    return base
+
+
+FILES = {URI: SKILL_MD, GUIDE_URI: GUIDE}
+
+
+@pytest.mark.asyncio
+async def test_skillkit_serve_passes_the_host_checks(tmp_path: Path) -> None:
+    root = make_root(tmp_path)
+    argv = [sys.executable, "-m", "skillkit_core.cli", "serve", str(root), "--page-size", "2"]
+    result = await check_server(argv)
+    assert result.declared is True and result.directory_read is True
+    assert result.problems == []
+    uris = sorted(check.uri for check in result.skills)
+    assert len(uris) == 9 and "skill://acme/support/refunds/SKILL.md" in uris
+    assert all(check.verified for check in result.skills), [c.problems for c in result.skills]
+    refunds = next(c for c in result.skills if c.uri == URI)
+    assert refunds.files == 9  # every file of the skill but the symlink leading out
+    assert result.ok
+
+
+def test_a_faithful_entry_verifies() -> None:
+    assert verify_entry(entry(), FILES) == []
+
+
+def test_tampered_content_fails_its_digest() -> None:
+    problems = verify_entry(entry(), {**FILES, GUIDE_URI: b"Rotated guide.\n"})
+    assert problems == [f"{GUIDE_URI}: the content read does not match the listed digest"]
+
+
+def test_frontmatter_that_differs_from_the_file_fails_field_by_field() -> None:
+    listed = {"name": "refunds", "description": "Refunds.", "x-extra": [1, 2, 3]}
+    assert verify_entry(entry(frontmatter=listed), FILES) == [
+        f"{URI}: frontmatter differs from the listing in: x-extra"
+    ]
+    hidden = {"name": "refunds", "description": "Refunds."}
+    assert "x-extra" in verify_entry(entry(frontmatter=hidden), FILES)[0]
+
+
+@pytest.mark.parametrize(
+    ("resources", "expected"),
+    [
+        ([{"uri": GUIDE_URI, "digest": digest(GUIDE)}], "does not list the SKILL.md itself"),
+        (
+            [{"uri": URI, "digest": digest(SKILL_MD)}, {"uri": URI, "digest": digest(SKILL_MD)}],
+            "listed more than once",
+        ),
+        (
+            [
+                {"uri": URI, "digest": digest(SKILL_MD)},
+                {"uri": "skill://acme/billing/other/x.md", "digest": digest(GUIDE)},
+            ],
+            "not a file of the skill",
+        ),
+        ([{"uri": URI, "digest": digest(SKILL_MD).upper()}], "is not sha256:"),
+        (None, "cannot be verified or content-bound"),
+    ],
+)
+def test_a_malformed_resource_set_fails(resources, expected: str) -> None:
+    problems = verify_entry(entry(resources=resources), FILES)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_a_name_that_is_not_the_last_segment_fails() -> None:
+    frontmatter = {"name": "refund", "description": "Refunds.", "x-extra": [1, 2]}
+    problems = verify_entry(entry(frontmatter=frontmatter), FILES)
+    assert any("is not frontmatter.name" in problem for problem in problems)
+
+
+def test_an_unreadable_file_fails() -> None:
+    problems = verify_entry(entry(), {URI: SKILL_MD})
+    assert problems == [f"{GUIDE_URI}: could not be read"]

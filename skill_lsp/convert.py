@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from skill_lsp.index import Snapshot
 from skill_lsp.positions import LineMap
-from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.safe_text import escape_controls
 
 SOURCE = "skillkit"
@@ -59,9 +59,12 @@ def to_lsp(
     if diagnostic.step:
         data["step"] = diagnostic.step
     if diagnostic.fix is not None:
-        edits = _fix_edits(diagnostic, snapshot, maps or {})
+        edits = _fix_edits(diagnostic.fix, snapshot, maps or {})
         if edits:
             data["fix"] = {"title": diagnostic.fix.title, "edits": edits}
+    suggestions = [_suggestion(fix, snapshot, maps or {}) for fix in diagnostic.suggestions]
+    if any(suggestions):
+        data["suggestions"] = [s for s in suggestions if s]
     return types.Diagnostic(
         range=lsp_range,
         # A message can quote the document (a link target, a key): its control
@@ -75,9 +78,18 @@ def to_lsp(
     )
 
 
-def _fix_edits(
-    diagnostic: LintDiagnostic, snapshot: Snapshot, maps: dict[str, LineMap]
-) -> list[dict[str, Any]]:
+def _suggestion(fix: Fix, snapshot: Snapshot, maps: dict[str, LineMap]) -> dict[str, Any] | None:
+    """A fix to choose from (never preferred): its edits and its path renames as URIs."""
+    from pygls.uris import from_fs_path
+
+    edits = _fix_edits(fix, snapshot, maps)
+    if fix.edits and not edits:
+        return None
+    renames = [[from_fs_path(old) or old, from_fs_path(new) or new] for old, new in fix.renames]
+    return {"title": fix.title, "edits": edits, "renames": renames}
+
+
+def _fix_edits(fix: Fix, snapshot: Snapshot, maps: dict[str, LineMap]) -> list[dict[str, Any]]:
     """The fix's edits as ``{"uri", "range", "newText"}`` in client units.
 
     Edits in this document use its lines; edits in other files use a map of that file's
@@ -86,8 +98,7 @@ def _fix_edits(
     from pygls.uris import from_fs_path
 
     edits = []
-    assert diagnostic.fix is not None
-    for edit in diagnostic.fix.edits:
+    for edit in fix.edits:
         if edit.file is None or edit.file == snapshot.path:
             uri, mapper = snapshot.uri, snapshot.map
         else:
@@ -101,8 +112,26 @@ def _fix_edits(
     return edits
 
 
-def workspace_edit(edits: list[dict[str, Any]]) -> types.WorkspaceEdit | None:
-    """A ``WorkspaceEdit`` from the ``data.fix.edits`` of a diagnostic."""
+def workspace_edit(
+    edits: list[dict[str, Any]], renames: list[Any] | None = None
+) -> types.WorkspaceEdit | None:
+    """A ``WorkspaceEdit`` from the ``data.fix.edits`` of a diagnostic (and the path
+    ``renames`` of a suggestion, as file operations after the edits)."""
+    if renames:
+        operations: list[Any] = []
+        text = workspace_edit(edits) if edits else None
+        if edits and text is None:
+            return None
+        for uri, changed in (text.changes or {}).items() if text else ():
+            document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None)
+            operations.append(types.TextDocumentEdit(text_document=document, edits=changed))
+        for pair in renames:
+            if not (
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(u, str) for u in pair)
+            ):
+                return None
+            operations.append(types.RenameFile(kind="rename", old_uri=pair[0], new_uri=pair[1]))
+        return types.WorkspaceEdit(document_changes=operations)
     changes: dict[str, list[types.TextEdit]] = {}
     for edit in edits:
         where = range_from_json(edit.get("range"))

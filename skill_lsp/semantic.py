@@ -544,23 +544,12 @@ def diagnostic_from_json(item: Any, path: str | None) -> LintDiagnostic | None:
     """
     if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
         return None
-    fix = None
-    raw_fix = item.get("fix")
-    if isinstance(raw_fix, dict):
-        edits = []
-        for edit in raw_fix.get("edits", ()):
-            where = _range(edit.get("range")) if isinstance(edit, dict) else None
-            if where is None:
-                edits = []
-                break
-            file = edit.get("file")
-            edits.append(
-                TextEdit(
-                    where, str(edit.get("new_text", "")), None if file in (None, path) else file
-                )
-            )
-        if edits:
-            fix = Fix(str(raw_fix.get("title") or "Fix"), tuple(edits))
+    fix = _fix_from_json(item.get("fix"), path)
+    raw_suggestions = item.get("suggestions")
+    suggestions = [
+        _fix_from_json(raw, path)
+        for raw in (raw_suggestions if isinstance(raw_suggestions, list) else ())
+    ]
     severity = item.get("severity")
     return LintDiagnostic(
         rule=item["rule"],
@@ -570,4 +559,28 @@ def diagnostic_from_json(item: Any, path: str | None) -> LintDiagnostic | None:
         file=item.get("file") if isinstance(item.get("file"), str) else path,
         range=_range(item.get("range")),
         fix=fix,
+        suggestions=tuple(f for f in suggestions if f is not None),
     )
+
+
+def _fix_from_json(raw_fix: Any, path: str | None) -> Fix | None:
+    """A worker's fix (or suggestion) back as a ``Fix``; None when malformed or empty."""
+    if not isinstance(raw_fix, dict):
+        return None
+    edits = []
+    for edit in raw_fix.get("edits", ()):
+        where = _range(edit.get("range")) if isinstance(edit, dict) else None
+        if where is None:
+            return None
+        file = edit.get("file")
+        edits.append(
+            TextEdit(where, str(edit.get("new_text", "")), None if file in (None, path) else file)
+        )
+    renames = tuple(
+        (pair[0], pair[1])
+        for pair in raw_fix.get("renames", ())
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)
+    )
+    if not edits and not renames:
+        return None
+    return Fix(str(raw_fix.get("title") or "Fix"), tuple(edits), renames=renames)

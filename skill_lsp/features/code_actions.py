@@ -50,6 +50,20 @@ def register(server: Any) -> None:
                             is_preferred=True,
                         )
                     )
+            # Fixes that may change what the skill means: one action each, none preferred.
+            for suggestion in data.get("suggestions") or ():
+                if not isinstance(suggestion, dict):
+                    continue
+                edit = workspace_edit(suggestion.get("edits") or [], suggestion.get("renames"))
+                if edit is not None:
+                    actions.append(
+                        types.CodeAction(
+                            title=str(suggestion.get("title") or "Fix"),
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[diagnostic],
+                            edit=edit,
+                        )
+                    )
             rule = data.get("rule") or diagnostic.code
             key = (str(rule), diagnostic.range.start.line)
             if snapshot is not None and isinstance(rule, str) and key not in seen_rules:

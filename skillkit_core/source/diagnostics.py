@@ -395,6 +395,17 @@ def _cycle_finding(
     loop_names = sorted(loop, key=order.__getitem__)
     max_visits = step.max_visits if _has_max_visits(step) else None
     message = unguarded_message(head, loop_names, max_visits)
+    exits = _exits(index, graph, steps, cycle, order)
+    fix, suggestions = None, ()
+    if len(exits) == 1 and exits[0][1]:
+        fix = _guard_fix(index, steps, head, exits[0][0], file, "")
+    else:
+        # Ways out reached under a condition: one guard each, for a person to choose.
+        found = (
+            _guard_fix(index, steps, head, leave, file, " (reached when a condition holds)")
+            for leave, _ in exits
+        )
+        suggestions = tuple(f for f in found if f is not None)
     return LintDiagnostic(
         rule=CYCLE_GUARD,
         severity="warning",
@@ -402,30 +413,72 @@ def _cycle_finding(
         step=head,
         file=file,
         range=step.name_string.range,
-        fix=_guard_fix(index, graph, steps, cycle, head, order, file),
+        fix=fix,
+        suggestions=suggestions,
     )
 
 
-def _guard_fix(
+def _exits(
     index: SourceIndex,
     graph: StepGraph,
     steps: dict[str, StepInfo],
     cycle: set[str],
-    head: str,
     order: dict[str, int],
+) -> list[tuple[str, bool]]:
+    """The steps outside ``cycle`` it can go to (terminal ones first), each with whether
+    it is reached only as a fallback (``next="x"``, or a ``branch`` that closes right
+    after its target: no ``when``), as the semantic rule judges them."""
+    fallback: dict[str, bool] = {}
+    lines = index.text.split("\n")
+    for ref in index.refs:
+        if ref.role not in (Role.NEXT, Role.BRANCH, Role.NEXT_RETURN) or ref.target != Target.STEP:
+            continue
+        if ref.name in cycle or ref.name not in steps:
+            continue
+        for owner in ref.owners:
+            source = index.steps[owner.step] if owner.step is not None else None
+            if source is None or source.name not in cycle or steps.get(source.name) is not source:
+                continue
+            by_fallback = ref.role == Role.NEXT or (
+                ref.role == Role.BRANCH and _closes_after(lines, ref.range)
+            )
+            fallback[ref.name] = fallback.get(ref.name, True) and by_fallback
+    outside = [t for name in cycle for t in graph.outgoing.get(name, ()) if t not in cycle]
+    for target in outside:
+        fallback.setdefault(target, False)  # an edge no literal shows (a parent's exit)
+    return sorted(
+        fallback.items(),
+        key=lambda item: (steps[item[0]].next != NextKind.TERMINAL, order[item[0]]),
+    )
+
+
+def _closes_after(lines: list[str], where: SourceRange) -> bool:
+    """True when the call holding the literal at ``where`` closes right after it."""
+    rest = lines[where.end_line][where.end_column :] if where.end_line < len(lines) else ""
+    following = lines[where.end_line + 1 :]
+    for text in (rest, *following):
+        stripped = text.split("#", 1)[0].strip()
+        if stripped:
+            return stripped.startswith(")")
+    return False
+
+
+def _guard_fix(
+    index: SourceIndex,
+    steps: dict[str, StepInfo],
+    head: str,
+    leave: str,
     file: str | None,
+    note: str,
 ) -> Fix | None:
-    """``max_visits``/``on_max_visits`` added to the head, leaving for a step the cycle
-    can already go to (terminal ones first), written like the semantic rule's fix."""
+    """``max_visits``/``on_max_visits`` added to the head, leaving for ``leave``, written
+    like the semantic rule's fix."""
     from skillkit_core.engine.graph import IMPLICIT_MAX_VISITS
     from skillkit_core.lint.workflow import string_literal
 
-    outside = [t for name in cycle for t in graph.outgoing.get(name, ()) if t not in cycle]
     step = steps[head]
-    if not outside or not step.arguments:
+    if not step.arguments:
         return None
-    outside.sort(key=lambda name: (steps[name].next != NextKind.TERMINAL, order[name]))
-    leave = outside[0]
     arguments = [] if _has_max_visits(step) else [f"max_visits={IMPLICIT_MAX_VISITS}"]
     arguments.append(f"on_max_visits={string_literal(leave)}")
     last = step.arguments[-1].range
@@ -436,5 +489,5 @@ def _guard_fix(
         line = index.text.split("\n", last.line + 1)[last.line]
         indent = line[: len(line) - len(line.lstrip())]
         text = "".join(f",\n{indent}{a}" for a in arguments)
-    title = f"Limit '{head}' and leave the loop for '{leave}'"
+    title = f"Limit '{head}' and leave the loop for '{leave}'{note}"
     return Fix(title=title, edits=(TextEdit(range=at, new_text=text, file=file),))

@@ -168,7 +168,7 @@ async def test_skill_md_fixes_and_ignores(client: LanguageClient) -> None:
     assert "<!-- skillkit: ignore[broken-link] -->\nRead [the guide]" in silenced
 
 
-async def test_name_folder_mismatch_fix_renames_the_skill_after_its_folder(
+async def test_name_folder_mismatch_offers_renaming_the_skill_or_its_folder(
     client: LanguageClient,
 ) -> None:
     folder = client.root / "pdf"
@@ -180,13 +180,63 @@ async def test_name_folder_mismatch_fix_renames_the_skill_after_its_folder(
     found = await wait_for_codes(client, uri, {"name-folder-mismatch"})
     mismatch = _one(found, "name-folder-mismatch")
     actions = await _actions(client, uri, mismatch)
-    fix = actions[0]
-    assert fix.title == "Rename the skill to 'pdf' to match its folder" and fix.is_preferred
-    assert list(fix.edit.changes) == [uri]
-    fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
+    # Renaming changes the skill's public name or its path: two choices, none preferred.
+    rename, move = actions[0], actions[1]
+    assert rename.title == "Rename the skill to 'pdf' (its public name 'pdf-tools' changes)"
+    assert move.title == "Rename the folder to 'pdf-tools' (paths to 'pdf' change)"
+    assert not rename.is_preferred and not move.is_preferred
+    (operation,) = move.edit.document_changes
+    assert isinstance(operation, types.RenameFile)
+    assert (operation.old_uri, operation.new_uri) == (
+        uri_of(folder),
+        uri_of(client.root / "pdf-tools"),
+    )
+    assert list(rename.edit.changes) == [uri]
+    fixed = apply_text_edits(text, rename.edit.changes[uri], client.encoding)
     assert fixed == text.replace("name: pdf-tools\n", "name: pdf\n")
     replace_all(client, uri, fixed, 2)
     await wait_for(lambda: "name-folder-mismatch" not in codes(client, uri), what="the fix")
+
+
+RETRY_SKILL = """from skillkit_core import branch, skill, terminal
+
+retry = (
+    skill(name="retry", entry="fix", description="Fix until the tests pass.")
+    .step("fix", prompt="Fix the failing test.", next="test")
+    .step(
+        "test",
+        prompt="Run the tests.",
+        next=[
+            branch("done", when=lambda ctx: ctx.response == "passed"),
+            branch("give_up", when=lambda ctx: ctx.response == "flaky"),
+            branch("fix"),
+        ],
+    )
+    .step("done", prompt="Tests passed.", next=terminal)
+    .step("give_up", prompt="Report the flaky test.", next=terminal)
+    .build()
+)
+"""
+
+
+async def test_cycle_guard_offers_one_action_per_way_out_of_a_retry_loop(
+    client: LanguageClient,
+) -> None:
+    folder = client.root / "retry"
+    folder.mkdir(exist_ok=True)
+    path = folder / "retry_skill.py"
+    path.write_text(RETRY_SKILL, encoding="utf-8")
+    uri = open_file(client, path)
+    cycle = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
+    actions = await _actions(client, uri, cycle)
+    choices = [a for a in actions if a.title.startswith("Limit")]
+    assert [a.title for a in choices] == [
+        "Limit 'fix' and leave the loop for 'done' (reached when a condition holds)",
+        "Limit 'fix' and leave the loop for 'give_up' (reached when a condition holds)",
+    ]
+    assert not any(a.is_preferred for a in choices)
+    fixed = apply_text_edits(RETRY_SKILL, choices[1].edit.changes[uri], client.encoding)
+    assert 'next="test", max_visits=10, on_max_visits="give_up")' in fixed
 
 
 async def test_a_script_that_is_not_open_gets_its_shebang_fix(client: LanguageClient) -> None:

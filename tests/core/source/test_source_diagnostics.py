@@ -228,6 +228,7 @@ def test_syntax_cycle_findings_are_the_semantic_rules_findings() -> None:
                 d.message,
                 d.fix.title if d.fix else None,
                 *((e.range, e.new_text) for e in (d.fix.edits if d.fix else ())),
+                [(f.title, [(e.range, e.new_text) for e in f.edits]) for f in d.suggestions],
             )
             for d in loops
         ]
@@ -265,3 +266,45 @@ def test_a_self_loop_with_max_visits_only_asks_for_on_max_visits() -> None:
     )
     assert diagnostic.fix is not None
     assert [e.new_text for e in diagnostic.fix.edits] == [', on_max_visits="end"']
+
+
+RETRY = (
+    HEADER
+    + """retry = (
+    skill(name="retry", entry="fix", description="Fix until the tests pass.")
+    .step("fix", prompt="Fix it.", next="test")
+    .step(
+        "test",
+        prompt="Run the tests.",
+        next=[
+            branch("done", when=lambda ctx: ctx.response == "passed"),
+            branch("give_up",
+                   when=lambda ctx: ctx.response == "flaky"),
+            branch("fix"),
+        ],
+    )
+    .step("done", prompt="Passed.", next=terminal)
+    .step("give_up", prompt="Flaky.", next=terminal)
+    .build()
+)
+"""
+)
+
+
+def test_a_loop_left_only_under_conditions_gets_no_guessed_guard(tmp_path: Path) -> None:
+    from skillkit_core.lint.load_worker import check_file
+
+    (diagnostic,) = structural_diagnostics(index_source(RETRY), file="retry.py")
+    assert diagnostic.rule == "cycle-guard" and diagnostic.fix is None
+    assert [f.title for f in diagnostic.suggestions] == [
+        "Limit 'fix' and leave the loop for 'done' (reached when a condition holds)",
+        "Limit 'fix' and leave the loop for 'give_up' (reached when a condition holds)",
+    ]
+    # The semantic rule, which reads the built skill, offers the same choices.
+    path = tmp_path / "retry_loop.py"
+    path.write_text(RETRY, encoding="utf-8")
+    (semantic,) = check_file(path).diagnostics
+    assert semantic.fix is None
+    assert [f.edits for f in semantic.suggestions] == [
+        tuple(e._replace(file=None) for e in f.edits) for f in diagnostic.suggestions
+    ]

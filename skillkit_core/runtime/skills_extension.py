@@ -100,7 +100,7 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
     skill wins over the skill around it); the rest, percent-decoded, is the path inside it,
     refused exactly as a tool's path is (absolute, ``..``, NUL, symlinks out of the skill),
     and refused when it is not written the way the server writes URIs (empty or ``.``
-    segments, a query or fragment).
+    segments, also percent-encoded, an encoded ``/``, a query or fragment).
     """
     if not uri.startswith(SCHEME):
         raise _invalid(f"'{uri}' is not a {SCHEME} URI")
@@ -112,8 +112,8 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
         decoded = [unquote(segment, errors="strict") for segment in raw]
     except UnicodeDecodeError:
         raise _invalid(f"'{uri}' has percent-escapes that are not UTF-8") from None
-    if any(segment in ("", ".") for segment in raw):
-        raise _invalid(f"'{uri}' has an empty or '.' segment")
+    if any(segment in ("", ".") or "/" in segment for segment in decoded):
+        raise _invalid(f"'{uri}' has an empty or '.' segment, or an encoded '/'")
     for end in range(len(decoded), 0, -1):
         record = registry.at_path(tuple(decoded[:end]))
         if record is None:

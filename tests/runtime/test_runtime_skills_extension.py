@@ -284,6 +284,8 @@ async def test_a_changed_file_gets_a_new_digest(server: McpConnection, root: Pat
         "skill://acme/billing/refunds/references/guide.md%00.png",
         "skill://acme/billing/refunds/references/leak.md",
         "skill://acme/billing/refunds/./SKILL.md",
+        "skill://acme/billing/refunds/%2e/SKILL.md",
+        "skill://acme/billing/refunds/templates%2Finvoice.md",
         "skill://acme/billing/refunds/SKILL.md?x=1",
         "skill://acme/billing/refunds/templates",
         "skill://acme/billing/refunds/missing.md",

@@ -61,6 +61,13 @@ EXPECTED: dict[str, list[tuple[str, str, int | None]]] = {
         ("primitive-schema-mismatch", "error", 46),  # option "apac" vs Enum Region
     ],
     "primitive_schema_good.py": [],
+    "missing_response_bad.py": [
+        ("missing-response-schema", "warning", 24),  # its branch reads ctx.response.files
+        ("missing-response-schema", "warning", 29),  # a helper reads steps["review"].approved
+        ("missing-response-schema", "warning", 36),  # a structured ask_user
+        ("missing-response-schema", "warning", 46),  # the last step, with final_output
+    ],
+    "missing_response_good.py": [],
     "host_tools_bad.py": [
         ("no-host-tool-names", "error", 15),  # apply_patch in a def's f-string
         ("no-host-tool-names", "error", 20),  # AskUserQuestion in a string prompt
@@ -249,3 +256,22 @@ def test_a_broken_guard_to_a_topic_gets_a_fix_that_keeps_the_prefix(tmp_path) ->
     line = path.read_text().splitlines()[edit.range.line]
     fixed = line[: edit.range.column] + edit.new_text + line[edit.range.end_column :]
     assert 'on_max_visits="topic:auth"' in fixed
+
+
+def test_missing_response_messages_name_the_reader_and_the_fields(tmp_path) -> None:
+    from skillkit_core.lint.load_worker import check_file
+
+    source = tmp_path / "scan.py"
+    source.write_text(
+        "from skillkit_core import skill, terminal\n\n"
+        'scan = (skill(name="scan", entry="scan", description="Scan and report.")\n'
+        '    .step("scan", prompt="List the files.", next="report")\n'
+        '    .step("report", prompt=lambda ctx: f"Report {ctx.store.steps.get(\'scan\').files}'
+        " and {ctx.store.steps['scan'].total}.\", next=terminal)\n"
+        "    .build())\n"
+    )
+    (finding,) = check_file(source).diagnostics
+    assert finding.message.startswith(
+        "step 'scan' has no response schema, but step 'report' reads "
+        "store.steps['scan'].files as a record (fields: files, total)"
+    )

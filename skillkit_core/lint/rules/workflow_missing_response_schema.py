@@ -55,13 +55,23 @@ def record_reads(function: Callable[..., Any]) -> tuple[set[str], dict[str, set[
             if ins.opname not in _LOADS:
                 continue
             after = found[at + 1 : at + 6]
-            if ins.argval == "response" and after and (field := _attribute(after[0])):
-                own.add(field)
+            if ins.argval == "response" and after and _of_a_variable(found, at):
+                field = _attribute(after[0])
+                if field:
+                    own.add(field)
             elif ins.argval == "steps" and len(after) >= 3:
                 read = _stored_read(after)
                 if read is not None:
                     stored.setdefault(read[0], set()).add(read[1])
     return own, stored
+
+
+def _of_a_variable(found: list[Any], at: int) -> bool:
+    """True when ``found[at]`` is ``<variable>.response`` (``ctx.response``), not a
+    response attribute of something else (``ctx.action_result.response``)."""
+    if found[at].opname != "LOAD_ATTR" or at == 0:
+        return False
+    return found[at - 1].opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME")
 
 
 def _stored_read(after: list[Any]) -> tuple[str, str] | None:

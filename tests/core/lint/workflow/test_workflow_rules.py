@@ -275,3 +275,18 @@ def test_missing_response_messages_name_the_reader_and_the_fields(tmp_path) -> N
         "step 'scan' has no response schema, but step 'report' reads "
         "store.steps['scan'].files as a record (fields: files, total)"
     )
+
+
+def test_a_response_attribute_of_something_else_is_no_record_read(tmp_path) -> None:
+    from skillkit_core.lint.load_worker import check_file
+
+    source = tmp_path / "fetch.py"
+    source.write_text(
+        "from skillkit_core import branch, skill, terminal\n\n"
+        'fetch = (skill(name="fetch", entry="fetch", description="Fetch a page.")\n'
+        '    .step("fetch", prompt="Fetch it.", next=[branch("done", '
+        'when=lambda ctx: ctx.action_result.response.ok), branch("done")])\n'
+        '    .step("done", prompt="Done.", next=terminal)\n'
+        "    .build())\n"
+    )
+    assert [d.rule for d in check_file(source).diagnostics] == []

@@ -80,6 +80,10 @@ def _headline(diagnostic: LintDiagnostic) -> Any:
         line.append(f" (step '{escape_controls(diagnostic.step, line_breaks=True)}')", style="dim")
     if diagnostic.fix is not None:
         line.append(" (fixable)", style="green")
+    elif diagnostic.suggestions:
+        # Fixes that may change the skill's meaning: named, never applied by --fix.
+        count = len(diagnostic.suggestions)
+        line.append(f" ({count} suggested fix{'es' if count > 1 else ''})", style="dim")
     return line
 
 

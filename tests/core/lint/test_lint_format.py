@@ -37,6 +37,11 @@ def test_text_groups_by_file_with_positions_and_code_frames(tmp_path: Path) -> N
     assert text.startswith(skill + "\n")
     headline = f"  {skill}:2:7: error [name-format] name 'PDF_Tools' must be lowercase"
     assert headline + " (fixable)\n" in text
+    # name-folder-mismatch's rename is a choice: named, not counted as fixable
+    mismatch = f"  {skill}:2:7: error [name-folder-mismatch] name 'PDF_Tools' does not match"
+    assert any(
+        ln.startswith(mismatch) and ln.endswith(" (1 suggested fix)") for ln in text.splitlines()
+    )
     assert "  > 2 │ name: PDF_Tools\n" in text
     assert "      │       ^^^^^^^^^\n" in text
     assert f"{skill}:6:9: error [broken-link]" in text

@@ -357,6 +357,49 @@ def graph(
     _emit(lambda: written_to(graph_command(entry, output_format=output_format), output))
 
 
+@app.command(
+    "mcp-verify",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def mcp_verify(
+    ctx: typer.Context,
+    output_format: Annotated[
+        str, typer.Option("--format", help="text or json.", show_default=True)
+    ] = "text",
+    no_lint: Annotated[bool, typer.Option("--no-lint", help="Skip linting the skills.")] = False,
+) -> None:
+    """Check an MCP server's skills as SEP-2640 tells hosts to: COMMAND… after --.
+
+    Starts the server on stdio, lists every skills/list page, reads every file, verifies
+    digests and frontmatter, compares skills/get, and lints each skill. Exit 1 when a host
+    must not load something.
+    """
+    import asyncio
+    import json
+
+    from skillkit_core.runtime.verify import check_server, report_data, report_text
+
+    command = list(ctx.args)
+    if not command or output_format not in ("text", "json"):
+        typer.echo(
+            "usage: skillkit mcp-verify [--format text|json] [--no-lint] -- COMMAND [ARGS…]",
+            err=True,
+        )
+        raise typer.Exit(2)
+    try:
+        result = asyncio.run(check_server(command, lint=not no_lint))
+    except Exception as error:  # a server that cannot be started or talked to at all
+        typer.echo(
+            f"error[mcp]: cannot check {command[0]}: {type(error).__name__}: {error}", err=True
+        )
+        raise typer.Exit(2) from None
+    if output_format == "json":
+        typer.echo(json.dumps(report_data(result), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(report_text(result))
+    raise typer.Exit(0 if result.ok else 1)
+
+
 @app.command()
 def lsp() -> None:
     """Start the language server on stdio (what editors run; same as python -m skill_lsp)."""

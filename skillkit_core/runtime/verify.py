@@ -273,7 +273,16 @@ def _lint(uri: str, files: Mapping[str, bytes]) -> list[LintDiagnostic]:
             target = folder.joinpath(*segments)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        return [d for d in check_skill_folder(folder) if d.rule not in _MODE_RULES]
+        found = [d for d in check_skill_folder(folder) if d.rule not in _MODE_RULES]
+        # Name files by their place in the skill, not in the scratch folder that is gone.
+        return [d._replace(file=_relative(d.file, folder)) for d in found]
+
+
+def _relative(file: str | None, folder: Path) -> str | None:
+    if file is None:
+        return None
+    path = Path(file)
+    return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else file
 
 
 def _safe_segment(segment: str, fallback: str = "") -> str:
@@ -287,3 +296,61 @@ def _error(message: str) -> Exception:
     from mcp.shared.exceptions import MCPError
 
     return MCPError(code=mcp_types.INTERNAL_ERROR, message=message)
+
+
+def report_data(check: ServerCheck) -> dict[str, Any]:
+    """The check as JSON data (``skillkit mcp-verify --format json``)."""
+    return {
+        "ok": check.ok,
+        "declared": check.declared,
+        "directoryRead": check.directory_read,
+        "protocolVersion": check.protocol_version,
+        "problems": list(check.problems),
+        "skills": [
+            {
+                "uri": skill.uri,
+                "name": skill.name,
+                "files": skill.files,
+                "verified": skill.verified,
+                "problems": list(skill.problems),
+                "findings": [
+                    {
+                        "rule": d.rule,
+                        "severity": d.severity,
+                        "message": d.message,
+                        "file": d.file,
+                        "line": d.range.line + 1 if d.range is not None else None,
+                    }
+                    for d in skill.diagnostics
+                ],
+            }
+            for skill in check.skills
+        ],
+    }
+
+
+def report_text(check: ServerCheck) -> str:
+    """The check as lines for a terminal (``skillkit mcp-verify``)."""
+    from skillkit_core.safe_text import escape_controls as printable
+
+    declared = {True: "declared", False: "NOT declared", None: "not visible (initialize)"}
+    lines = [
+        f"extension {EXTENSION_ID}: {declared[check.declared]}"
+        + (", directoryRead" if check.directory_read else "")
+        + (f" (protocol {check.protocol_version})" if check.protocol_version else "")
+    ]
+    lines += [f"problem: {printable(problem)}" for problem in check.problems]
+    for skill in check.skills:
+        mark = "ok" if skill.verified and not skill.lint_errors else "FAILED"
+        lines.append(f"{mark:6} {printable(skill.uri)} ({skill.files} file(s))")
+        lines += [f"       refused: {printable(problem)}" for problem in skill.problems]
+        for d in skill.diagnostics:
+            where = f"{d.file}:{d.range.line + 1}" if d.file and d.range else d.file or ""
+            lines.append(f"       {d.severity}[{d.rule}] {where} {printable(d.message)}")
+    verified = sum(1 for skill in check.skills if skill.verified)
+    linted = sum(1 for skill in check.skills if skill.lint_errors)
+    lines.append(
+        f"{verified} of {len(check.skills)} skill(s) verified, {linted} with lint errors; "
+        + ("OK" if check.ok else "FAILED")
+    )
+    return "\n".join(lines)

@@ -7,8 +7,8 @@ arguments, the string is empty), a declared ``$name`` its word. An awk program's
 a shell function's ``$1`` or a shell variable named like an argument is then mangled.
 Braced forms (``${1}``, awk's ``$(1)``, ``${name}``) are left alone.
 
-A skill that takes no arguments (no ``arguments`` or ``argument-hint``, no placeholder in
-its prose) means none of them for Claude Code, so every one in its code is reported. In a
+A skill that takes no arguments (no ``arguments`` or ``argument-hint``, no ``$ARGUMENTS``
+anywhere, no placeholder in its prose) means none of them for Claude Code, so every one in its code is reported. In a
 skill that does take arguments, ``gh issue view $1`` may well mean the argument: only the
 code's own placeholders are reported (an awk, sed or Perl program, a replacement string,
 a shell function's body, a variable the block sets itself).
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 
@@ -36,6 +36,8 @@ _FUNCTION = re.compile(r"^\s*(?:function\s+[\w-]+|[\w-]+\s*\(\s*\)\s*\{)")
 
 def _takes_arguments(folder: SkillFolder) -> bool:
     if "arguments" in folder.frontmatter or "argument-hint" in folder.frontmatter:
+        return True
+    if "$ARGUMENTS" in folder.parsed.body:  # as undeclared-argument judges it: even in code
         return True
     scan = folder.body_scan
     for line in range(folder.parsed.body_start_line, len(folder.lines)):
@@ -84,15 +86,13 @@ def _sets_variable(lines: list[str], name: str) -> bool:
     return any(own.search(text) for text in lines)
 
 
-def _hint(text: str, written: str, index: str | None) -> str:
+def _braced(text: str, written: str, index: str | None) -> tuple[str, str]:
+    """The form Claude Code leaves alone for ``written``, and who reads it so."""
     if index is None:
-        return f"write '${{{written[1:]}}}' (Claude Code leaves braced names alone)"
+        return f"${{{written[1:]}}}", "the shell"
     if re.search(r"\bg?awk\b", text):
-        return f"write '$({index})' (awk reads it as '{written}'; Claude Code leaves it alone)"
-    return (
-        f"write '${{{index}}}' (the shell and Perl read it as '{written}'; "
-        "Claude Code leaves it alone)"
-    )
+        return f"$({index})", "awk"
+    return f"${{{index}}}", "the shell and Perl"
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -127,32 +127,39 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
                     if is_whole
                     else f"argument {int(index) + 1} (nothing when the skill is invoked without it)"
                 )
-                yield _diagnostic(
-                    folder,
-                    line,
-                    match,
-                    written,
-                    becomes,
-                    _hint(text, written, index if not is_whole else None),
-                )
+                braced = _braced(text, written, None if is_whole else index)
+                yield _diagnostic(folder, line, match, written, becomes, braced)
             for match in _NAMED.finditer(text):
                 name = match.group(1)
                 if name not in names or name not in own_names:
                     continue
                 written = match.group(0)
                 becomes = f"argument {names.index(name) + 1} ('{name}' in 'arguments')"
-                yield _diagnostic(folder, line, match, written, becomes, _hint(text, written, None))
+                braced = _braced(text, written, None)
+                yield _diagnostic(folder, line, match, written, becomes, braced)
 
 
 def _diagnostic(
-    folder: SkillFolder, line: int, match: re.Match[str], written: str, becomes: str, hint: str
+    folder: SkillFolder,
+    line: int,
+    match: re.Match[str],
+    written: str,
+    becomes: str,
+    braced: tuple[str, str],
 ) -> LintDiagnostic:
-    return RULE.diagnostic(
+    new, reader = braced
+    where = SourceRange(line, match.start(), line, match.end())
+    found = RULE.diagnostic(
         f"Claude Code replaces '{written}' in this code block with {becomes} before the "
-        f"agent reads it; {hint}",
-        range=SourceRange(line, match.start(), line, match.end()),
+        f"agent reads it; write '{new}' ({reader} reads it as '{written}'; Claude Code "
+        "leaves it alone)",
+        range=where,
         file=folder.skill_md,
     )
+    # A suggestion, not a safe fix: the braced form may mean something else in the
+    # block's language (a JavaScript replacement string reads only '$1').
+    fix = Fix(f"Write '{new}' (Claude Code leaves it alone)", (TextEdit(where, new),))
+    return found._replace(suggestions=(fix,))
 
 
 RULE = Rule(

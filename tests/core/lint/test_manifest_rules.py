@@ -630,7 +630,7 @@ CASES = [
         False,
         {
             "SKILL.md": body(
-                "Count the words.\n\n```bash\nawk '{print $1}' t.txt\necho $0 $ARGUMENTS\n```\n"
+                "Count the words.\n\n```bash\nawk '{print $1}' t.txt\necho $0 $2\n```\n"
             )
         },
         [
@@ -895,12 +895,19 @@ def test_an_undeclared_name_is_told_to_be_declared_in_block_yaml(tmp_path: Path)
     assert finding.message.endswith("add 'arguments: file'")
 
 
-def test_argument_in_code_hints_the_braced_form_each_language_reads(tmp_path: Path) -> None:
+def test_argument_in_code_suggests_the_braced_form_each_language_reads(tmp_path: Path) -> None:
     from skillkit_core.lint.check_folder import check_folder
 
     text = body("```bash\nawk '{print $2}' t\nfn() { echo $1; }\n```\n")
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
-    messages = [d.message for d in check_folder(root).diagnostics if d.rule == "argument-in-code"]
+    found = [d for d in check_folder(root).diagnostics if d.rule == "argument-in-code"]
+    messages = [d.message for d in found]
     assert len(messages) == 2
     assert "argument 3" in messages[0] and "write '$(2)'" in messages[0]
     assert "write '${1}'" in messages[1]
+    # The braced form is a suggestion (not what --fix applies): in another language it
+    # may not mean the same.
+    assert [d.fix for d in found] == [None, None]
+    ((awk,), (shell,)) = [d.suggestions for d in found]
+    assert awk.title == "Write '$(2)' (Claude Code leaves it alone)"
+    assert [e.new_text for e in (*awk.edits, *shell.edits)] == ["$(2)", "${1}"]

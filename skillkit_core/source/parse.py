@@ -159,11 +159,22 @@ READ_CHUNK = 1024
 
 
 def _reader(data: bytes) -> Any:
-    view = memoryview(data)
+    """tree-sitter's read callback over ``data``.
 
-    def read(offset: int, _point: Any) -> bytes:
+    It hands out one reused ``bytearray`` per thread: py-tree-sitter (0.26.1,
+    ``parser_read_wrapper``) never releases its reference to what the callback returns,
+    so fresh ``bytes`` chunks would all stay in memory; the same buffer, refilled, leaks
+    nothing. py-tree-sitter releases its view of it before each call and after the parse.
+    """
+    view = memoryview(data)
+    buffer = getattr(_local, "chunk", None)
+    if buffer is None:
+        buffer = _local.chunk = bytearray()
+
+    def read(offset: int, _point: Any) -> bytearray:
         time.sleep(0)  # lets a thread waiting for the GIL (the event loop) run first
-        return bytes(view[offset : offset + READ_CHUNK])
+        buffer[:] = view[offset : offset + READ_CHUNK]
+        return buffer
 
     return read
 

@@ -105,3 +105,25 @@ def test_a_line_of_unclosed_brackets_is_indexed_without_stalling(line: str) -> N
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+def test_parsing_again_and_again_keeps_nothing_of_the_text_read() -> None:
+    # py-tree-sitter keeps a reference to every chunk its read callback returns; the
+    # callback hands out one reused buffer, so 100 parses of 16 KB leave nothing behind.
+    import gc
+    import tracemalloc
+
+    text = ("x = f(" + "a, " * 20 + ")\n") * 250
+    data = text.encode("utf-8")
+    parse(data)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(100):
+            parse(data)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 500_000, f"{grown} bytes kept after 100 parses"

@@ -16,8 +16,10 @@ from skillkit_core.hosts import Handshake
 from skillkit_core.protocol.mcp_tools import SkillTools
 
 
-def build_server(tools: SkillTools) -> Server[Any]:
-    """An MCP server named after the skill, serving ``tools``."""
+def build_server(tools: SkillTools, skill_dir: str | None = None) -> Server[Any]:
+    """An MCP server named after the skill, serving ``tools``, and, for a built skill whose
+    folder is ``skill_dir``, the MCP skills extension for that folder (see
+    :func:`_install_skills_extension`)."""
     definition = tools.definition
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -36,22 +38,79 @@ def build_server(tools: SkillTools) -> Server[Any]:
             content=[types.TextContent(text=answer.text)], is_error=answer.is_error
         )
 
-    return Server(
+    server = Server(
         definition.name,
         version=definition.meta.version or "0.0.0",
         instructions=tools.instructions(),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    if skill_dir is not None:
+        _install_skills_extension(server, skill_dir)
+    return server
+
+
+def _install_skills_extension(server: Server[Any], skill_dir: str) -> None:
+    """Serve the built skill's own folder (``SKILL.md``, ``references/``, ``assets/``;
+    not ``scripts/`` and ``bin/``, its launcher and run bundle) through SEP-2640's ``skills/list``,
+    ``skills/get``, ``resources/directory/read`` and ``resources/read``, so a host that
+    speaks the extension can load the skill without a shell. A folder whose SKILL.md is
+    not a valid skill (a copy edited by hand) is served without the extension."""
+    import dataclasses
+    from pathlib import Path
+
+    from skillkit_core.runtime.reading import DEFAULT_MAX_READ
+    from skillkit_core.runtime.registry import Registry, RegistryWarning, read_record
+    from skillkit_core.runtime.skills_extension import (
+        SkillsExtension,
+        install,
+        read_contents,
+        resource_templates,
+    )
+
+    folder = Path(skill_dir)
+    record = read_record(folder, folder)
+    if isinstance(record, RegistryWarning):
+        import sys
+
+        print(f"skillkit: the skills extension is off: {record}", file=sys.stderr)
+        return
+    hidden = frozenset({"scripts", "bin"})  # the launcher and the run bundle
+    record = dataclasses.replace(record, skill_path=(record.name,), hidden=hidden)
+    registry = Registry((record,))
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        # Anything but one of the skill's skill:// files is refused with invalid params.
+        contents = read_contents(registry, str(params.uri), max_bytes=DEFAULT_MAX_READ)
+        return types.ReadResourceResult(contents=[contents])
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resource_templates())
+
+    server.add_request_handler("resources/read", types.ReadResourceRequestParams, read_resource)
+    server.add_request_handler(
+        "resources/templates/list", types.PaginatedRequestParams, list_templates
+    )
+    install(server, SkillsExtension(registry))
 
 
 async def serve_stdio(
     definition: SkillDefinition | ReferenceDefinition, handshake: Handshake
 ) -> None:
     """Serve one client on stdin/stdout until it disconnects."""
+    import os
+
     from skillkit_core.protocol.mcp_stdio import serve_stdio_connection
 
-    server = build_server(SkillTools(definition, handshake))
+    # A built skill's scripts/run exports SKILL_DIR (the folder holding its SKILL.md).
+    skill_dir = os.environ.get("SKILL_DIR")
+    if skill_dir is not None and not os.path.isfile(os.path.join(skill_dir, "SKILL.md")):
+        skill_dir = None
+    server = build_server(SkillTools(definition, handshake), skill_dir)
     await serve_stdio_connection(server, server.create_initialization_options())
 
 

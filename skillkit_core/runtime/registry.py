@@ -63,6 +63,9 @@ class SkillRecord:
     body: str
     source_root: Path
     skill_path: tuple[str, ...] = ()
+    hidden: frozenset[str] = frozenset()
+    """Names in the skill folder that are not served as its files (a built skill's
+    ``scripts/`` and ``bin/``, its launcher and run bundle)."""
 
     def receipt(self) -> dict[str, Any]:
         """The record as the load/unload receipts list it."""
@@ -186,7 +189,7 @@ class Registry:
                 f"skill '{name}' can no longer be loaded: {outcome.location} now declares "
                 f"name '{outcome.name}'"
             )
-        return dataclasses.replace(outcome, skill_path=known.skill_path)
+        return dataclasses.replace(outcome, skill_path=known.skill_path, hidden=known.hidden)
 
 
 def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX_DEPTH) -> Registry:

@@ -119,6 +119,8 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
         if record is None:
             continue
         path = "/".join(decoded[end:])
+        if decoded[end:] and decoded[end] in record.hidden:
+            raise _invalid(f"'{decoded[end]}' of skill '{record.name}' is not served")
         if path:
             try:
                 resolve_inside(record.root_dir, path, skill=record.name)
@@ -139,6 +141,8 @@ def skill_files(record: SkillRecord) -> list[tuple[str, Path]]:
 
     def walk(folder: Path, prefix: str) -> None:
         for name, real, is_dir in _children(folder, real_root):
+            if not prefix and name in record.hidden:
+                continue
             path = f"{prefix}{name}"
             if is_dir:
                 if real not in visited:
@@ -250,7 +254,11 @@ def directory_page(
         folder = resolve_inside(record.root_dir, target.path, skill=record.name)
         if not folder.is_dir():
             raise _invalid(f"'{uri}' is not a folder of skill '{record.name}'")
-    children = list(_children(folder, real_root))
+    children = [
+        child
+        for child in _children(folder, real_root)
+        if target.path or child[0] not in record.hidden
+    ]
     start = _offset(cursor, len(children))
     end = min(start + page_size, len(children))
     prefix = f"{target.path}/" if target.path else ""

@@ -204,3 +204,31 @@ async def test_the_built_reference_skill_serves_topics_over_mcp(
         assert tools == ["topic", "topics"]
         result = await session.call_tool("topic", {"name": "style"})
         assert "active voice" in result.content[0].text
+
+
+async def test_the_built_mcp_server_serves_its_own_folder_through_the_skills_extension(
+    built_skills: dict[str, Path], run_cache: Path, tmp_path: Path
+) -> None:
+    """A host that speaks SEP-2640 loads the built skill without a shell: SKILL.md and
+    references/ are listed with digests and read back; scripts/ and bin/ (the launcher and
+    the bundle) are not served."""
+    from mcp.shared.exceptions import MCPError
+
+    from skillkit_core.runtime.verify import _call, check_session
+
+    folder = built_skills[AUTOPILOT]
+    async with _mcp(folder / "scripts" / "run", tmp_path, agent_env(run_cache)) as session:
+        (check,) = await check_session(session)
+        assert check.uri == "skill://autopilot/SKILL.md" and check.verified, check.problems
+        assert not check.lint_errors, check.lint_errors
+        entry = (await _call(session, "skills/get", uri="skill://autopilot/SKILL.md"))["skill"]
+        listed = {resource["uri"] for resource in entry["resources"]}
+        on_disk = {
+            f"skill://autopilot/{path.relative_to(folder).as_posix()}"
+            for path in folder.rglob("*")
+            if path.is_file() and path.relative_to(folder).parts[0] not in ("scripts", "bin")
+        }
+        assert listed == on_disk and "skill://autopilot/SKILL.md" in listed
+        with pytest.raises(MCPError, match="'scripts' of skill 'autopilot' is not served"):
+            await session.read_resource("skill://autopilot/scripts/run")
+        assert [tool.name for tool in (await session.list_tools()).tools] == ["start", "advance"]

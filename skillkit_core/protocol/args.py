@@ -122,6 +122,8 @@ class Invocation:
     session_dir: str | None = None
     output_mode: str | None = None
     all: bool = False
+    output_problem: str | None = None
+    """Session ``advance``: why ``--output`` could not be read (answered in the file)."""
     flags: frozenset[str] = frozenset()
     """The flags that appeared on the command line (without ``--``)."""
 
@@ -151,7 +153,16 @@ def parse_args(argv: list[str], subskills: tuple[str, ...] = ()) -> Invocation:
             f"only one flag can read standard input ('-'), not {', '.join(stdin_flags)}; pass "
             "the others as @FILE"
         )
-    values = {name.replace("-", "_"): _value(FLAGS[name], raw) for name, raw in raw_flags.items()}
+    values: dict[str, Any] = {}
+    for name, raw in raw_flags.items():
+        try:
+            values[name.replace("-", "_")] = _value(FLAGS[name], raw)
+        except BadFlagValue as error:
+            if not (command == "advance" and name == "output" and "session" in raw_flags):
+                raise
+            # In a session, an output that cannot be read is answered in the session file,
+            # like any other output that cannot be used.
+            values["output_problem"] = error.message
     invocation = Invocation(
         command=command, subskill=subskill, topic=topic, flags=frozenset(raw_flags), **values
     )

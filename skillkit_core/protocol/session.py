@@ -669,6 +669,8 @@ def _submission(
             "start a new session",
             code="state",
         )
+    if inv.output_problem is not None:
+        raise UnusableOutput(inv.output_problem)
     if inv.given("output"):
         return submitted_step(inv), inv.output, True
     if header.output_mode == "flag":

@@ -117,12 +117,6 @@ CASES = [
         "usage",
         retry=True,
     ),
-    Case(
-        "bad-json-output-in-session",
-        lambda s: [*_session(s), "--step", "verify", "--output", "{oops"],
-        "usage",
-        retry=True,
-    ),
     # params failing the schema
     Case(
         "params-fail-schema",
@@ -343,6 +337,12 @@ SESSION_ANSWERS = [
         "step-not-current-in-session",
         lambda s: [*_session(s), "--step", "deploy", "--output", '{"url": "x"}'],
         "state",
+        retry=True,
+    ),
+    Case(
+        "bad-json-output-in-session",
+        lambda s: [*_session(s), "--step", "verify", "--output", "{oops"],
+        "usage",
         retry=True,
     ),
     Case("nothing-to-submit", _session, "usage", retry=True),

@@ -144,12 +144,16 @@ def test_a_deeply_nested_output_flag_is_a_usage_error(tmp_path: Path, mode: str)
         call = run(
             DEPLOY_CHECK, "advance", "--step", "choose", "--output", output, "--history", "[]"
         )
-    else:
+        assert call.code == 1, call.describe()
+        error = call.json
+    else:  # in a session, answered in the file like any output that cannot be used
         session, _ = start_session(DEPLOY_CHECK, tmp_path, mode="flag")
         call = session.advance("--step", "choose", "--output", output)
-    assert call.code == 1, call.describe()
-    assert call.json["error"] == "usage", call.json
-    assert "--output is nested more than 200 levels deep" in call.json["message"]
+        assert call.code == 0, call.describe()
+        error = result_of(session.line(int(call.stdout)))
+        assert error["retry"] is True
+    assert error["error"] == "usage", error
+    assert "--output is nested more than 200 levels deep" in error["message"]
 
 
 def test_a_deeply_nested_history_is_a_usage_error() -> None:

@@ -8,8 +8,9 @@ a shell function's ``$1`` or a shell variable named like an argument is then man
 Braced forms (``${1}``, awk's ``$(1)``, ``${name}``) are left alone.
 
 A skill that takes no arguments (no ``arguments`` or ``argument-hint``, no ``$ARGUMENTS``
-anywhere, no placeholder in its prose) means none of them for Claude Code, so every one in its code is reported. In a
-skill that does take arguments, ``gh issue view $1`` may well mean the argument: only the
+anywhere, no placeholder in its prose) means none of them for Claude Code, so every one
+in its code is reported. In a skill that does take arguments, ``gh issue view $1`` may
+well mean the argument: only the
 code's own placeholders are reported (an awk, sed or Perl program, a replacement string,
 a shell function's body, a variable the block sets itself).
 """

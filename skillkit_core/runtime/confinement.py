@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _counter = itertools.count()
+_PREFIX = "skillkit-run-"
 # How long to keep trying to kill a cgroup's members and remove it.
 _CGROUP_DRAIN_SECONDS = 2.0
 
@@ -144,7 +145,8 @@ def _new_pids_cgroup(limit: int) -> Path | None:
     parent = _own_pids_cgroup()
     if parent is None:
         return None
-    path = parent / f"skillkit-run-{os.getpid()}-{next(_counter)}"
+    _remove_stale(parent)
+    path = parent / f"{_PREFIX}{os.getpid()}-{next(_counter)}"
     try:
         path.mkdir()
     except OSError:
@@ -156,6 +158,22 @@ def _new_pids_cgroup(limit: int) -> Path | None:
         with contextlib.suppress(OSError):
             path.rmdir()
         return None
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the run cgroups of servers that are gone (one killed before its cleanup
+    left an empty folder behind). Only empty ones can be removed; others stay."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_PREFIX):
+            continue
+        owner = name[len(_PREFIX) :].partition("-")[0]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            with contextlib.suppress(OSError):
+                (parent / name).rmdir()
 
 
 def _own_pids_cgroup() -> Path | None:

@@ -276,20 +276,22 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
         done, _ = await asyncio.wait({exited}, timeout=limits.timeout)
         if exited not in done:
             timed_out = True
-            await _kill_everything(process.pid, confinement)
+            await asyncio.to_thread(_kill_everything, process.pid, confinement)
         else:
             _, pending = await asyncio.wait(pumps, timeout=_EXIT_GRACE)
-            if pending:
-                await _kill_everything(process.pid, confinement)  # leftovers hold the pipes
+            if pending:  # leftovers hold the pipes
+                await asyncio.to_thread(_kill_everything, process.pid, confinement)
         await asyncio.wait(pumps, timeout=_KILL_GRACE)
         exit_code = await exited
     finally:
         for task in (*pumps, exited):
             task.cancel()
-        # Leftovers of a script that exited normally, or of a call that was cancelled.
-        await _kill_everything(process.pid, confinement)
+        # Leftovers of a script that exited normally, or of a call that was cancelled. Done
+        # in this thread: a cancelled call can be cancelled again at every await, and
+        # this cleanup must not be cut short.
+        _kill_everything(process.pid, confinement)
         refused_processes = confinement.hit_process_limit()
-        await asyncio.to_thread(confinement.close)
+        confinement.close()
     stderr = err.text() + _limit_notes(limits, exit_code, timed_out, refused_processes)
     return ScriptResult(
         path=command.display_path,
@@ -322,17 +324,13 @@ def _limit_notes(
     return "".join(f"\n[skillkit: {note}]\n" for note in notes)
 
 
-async def _kill_everything(pid: int, confinement: Confinement) -> None:
+def _kill_everything(pid: int, confinement: Confinement) -> None:
     """SIGKILL the keeper's whole tree, its process group and the run's cgroup."""
-
-    def kill() -> None:
-        confinement.kill_members()
-        process_tree.kill_tree(pid, include_root=False)
-        _kill_group(pid)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)  # the keeper; asyncio reaps it
-
-    await asyncio.to_thread(kill)
+    confinement.kill_members()
+    process_tree.kill_tree(pid, include_root=False)
+    _kill_group(pid)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)  # the keeper; asyncio reaps it
 
 
 async def _exit_code(process: asyncio.subprocess.Process) -> int:

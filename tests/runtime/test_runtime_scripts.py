@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -288,3 +289,40 @@ def test_limits_are_checked() -> None:
     for bad in ({"cpu_seconds": 0}, {"memory_bytes": 1024}, {"processes": 0}):
         with pytest.raises(ToolArgumentsError, match="must be at least"):
             ScriptLimits(**bad)
+
+
+def _run_cgroups() -> set[str]:
+    probe = Confinement(ScriptLimits().process_limits)
+    probe.close()
+    if probe.cgroup is None:
+        pytest.skip("no pids cgroup can be made here")
+    return {p.name for p in probe.cgroup.parent.iterdir() if p.name.startswith("skillkit-run-")}
+
+
+async def test_a_cancelled_run_kills_its_script_and_removes_its_cgroup(
+    skill_tree: SkillTree, tmp_path: Path
+) -> None:
+    before = _run_cgroups()
+    pid_file = tmp_path / "child.pid"
+    task = asyncio.ensure_future(
+        run(skill_tree, "scripts/sleepy.sh", str(pid_file), limits=ScriptLimits(30))
+    )
+    deadline = time.monotonic() + 10
+    while not pid_file.exists() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert process_gone(int(pid_file.read_text()))
+    assert _run_cgroups() <= before  # nothing left by this run
+
+
+def test_the_cgroups_of_servers_that_are_gone_are_removed() -> None:
+    probe = Confinement(ScriptLimits().process_limits)
+    probe.close()
+    if probe.cgroup is None:
+        pytest.skip("no pids cgroup can be made here")
+    stale = probe.cgroup.parent / "skillkit-run-4194999-0"  # above any pid in use
+    stale.mkdir()
+    Confinement(ScriptLimits().process_limits).close()
+    assert not stale.exists()

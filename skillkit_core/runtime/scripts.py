@@ -21,9 +21,11 @@ Limits and isolation:
   locale, ``TZ``, ``TMPDIR``, ``TERM``, user names) plus the call's ``env``, which may
   not set anything that changes how a shell, loader or interpreter starts (see
   :mod:`skillkit_core.runtime.environment`).
-- stdin is empty. Each script is the leader of a new process group; after ``timeout``
-  seconds (default 60) the whole group gets SIGKILL, and once the script exits any
-  children it left behind are killed too.
+- stdin is empty. Each script runs in a session of its own under the keeper of
+  :mod:`skillkit_core.process_tree`, with CPU, memory and process limits (see
+  :mod:`skillkit_core.runtime.confinement`). After ``timeout`` seconds (default 60), or
+  once the script exits, everything it started is killed: its tree, children that left
+  it included, its process group and its cgroup.
 - stdout and stderr are each kept up to ``max_output`` bytes (default 1 MiB); the rest is
   read and dropped, and the kept text ends with a ``[skillkit: ...]`` marker line.
 """
@@ -259,7 +261,7 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
             preexec_fn=confinement.preexec,
         )
     except (OSError, subprocess.SubprocessError) as error:
-        await asyncio.to_thread(confinement.close)
+        confinement.close()
         reason = getattr(error, "strerror", None) or error
         raise ScriptError(
             f"script '{command.display_path}' could not be started: {reason}"

@@ -330,7 +330,9 @@ def _rebuild(
     return engine, tail
 
 
-_UNUSABLE_LINE = re.compile(r"line (\d+) of the session file ")
+# How the answer to an unusable line names it; a rebuild reads the number back (below).
+_UNUSABLE_PREFIX = "line {} of the session file "
+_UNUSABLE_LINE = re.compile(re.escape(_UNUSABLE_PREFIX).replace(r"\{\}", r"(\d+)"))
 
 
 def _answered_junk(lines: list[_Line]) -> list[_Line]:
@@ -701,13 +703,13 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
         notes.append(_superseded_note([line.number for line in written[:-1]], newest.number))
     if newest.problem is not None:
         raise UnusableOutput(
-            f"line {newest.number} of the session file is {newest.problem}; append the output "
+            f"{_UNUSABLE_PREFIX.format(newest.number)}is {newest.problem}; append the output "
             'as one JSON object on one line: {"type":"output","step":...,"output":...}'
         )
     data = newest.data
     if data.get("type") != "output":
         raise UnusableOutput(
-            f"line {newest.number} of the session file has type {data.get('type')!r}; the agent "
+            f"{_UNUSABLE_PREFIX.format(newest.number)}has type {data.get('type')!r}; the agent "
             'appends lines of type "output"'
         )
     if not isinstance(data.get("step"), str):

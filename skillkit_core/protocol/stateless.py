@@ -13,6 +13,7 @@ of the session folder. A history entry whose ``actionResult`` has no matching ta
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from skillkit_core.composite import SEPARATOR
@@ -91,7 +92,10 @@ def _action_tag(key: bytes, skill: str, entry: dict[str, Any]) -> str:
     return hmac.new(key, message.encode("utf-8"), "sha256").hexdigest()
 
 
+@functools.cache
 def _key() -> bytes:
+    """The per-user key, read once per process (checking the history and tagging the
+    result both need it)."""
     from skillkit_core.protocol.session_store import session_dir, snapshot_key
 
     return snapshot_key(session_dir(None, create=True))[0]

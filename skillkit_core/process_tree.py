@@ -306,7 +306,8 @@ def keep(command: Sequence[str]) -> int:
     kill_descendants()
     reap_orphans()
     if status < 0:
-        signal.signal(-status, signal.SIG_DFL)
+        if -status not in (signal.SIGKILL, signal.SIGSTOP):  # these cannot be handled
+            signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
         return 128 - status
     return status

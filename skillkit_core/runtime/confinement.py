@@ -22,6 +22,7 @@ still killed at the end.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import resource
@@ -57,6 +58,8 @@ class Confinement:
             self.cgroup = _new_pids_cgroup(limits.processes)
             if self.cgroup is None:
                 self._nproc = _user_process_limit(limits.processes)
+        # Worked out before the fork: preexec does no more than system calls.
+        self._procs = str(self.cgroup / "cgroup.procs") if self.cgroup is not None else None
 
     @property
     def caps_processes(self) -> bool:
@@ -69,8 +72,8 @@ class Confinement:
         Only system calls and small writes happen here (no imports, no locks), as is safe
         between fork and exec.
         """
-        if self.cgroup is not None:
-            fd = os.open(self.cgroup / "cgroup.procs", os.O_WRONLY)
+        if self._procs is not None:
+            fd = os.open(self._procs, os.O_WRONLY)
             try:
                 os.write(fd, b"0")
             finally:
@@ -176,6 +179,7 @@ def _remove_stale(parent: Path) -> None:
                 (parent / name).rmdir()
 
 
+@functools.cache
 def _own_pids_cgroup() -> Path | None:
     """The folder of this process's cgroup in a hierarchy with the ``pids`` controller."""
     try:

@@ -273,27 +273,28 @@ async def run_script(command: ScriptCommand, limits: ScriptLimits) -> ScriptResu
         asyncio.ensure_future(_pump(process.stderr, err)),
     ]
     exited = asyncio.ensure_future(_exit_code(process))
-    timed_out = False
+    timed_out = killed = False
+    pending: set[Any] = set()
     try:
         done, _ = await asyncio.wait({exited}, timeout=limits.timeout)
         if exited not in done:
             timed_out = True
-            await asyncio.to_thread(_kill_everything, process.pid, confinement)
         else:
             _, pending = await asyncio.wait(pumps, timeout=_EXIT_GRACE)
-            if pending:  # leftovers hold the pipes
-                await asyncio.to_thread(_kill_everything, process.pid, confinement)
+        if timed_out or pending:  # still running, or leftovers hold the pipes
+            await asyncio.to_thread(_kill_everything, process.pid)
+            killed = True
         await asyncio.wait(pumps, timeout=_KILL_GRACE)
         exit_code = await exited
     finally:
         for task in (*pumps, exited):
             task.cancel()
-        # Leftovers of a script that exited normally, or of a call that was cancelled. Done
-        # in this thread: a cancelled call can be cancelled again at every await, and
-        # this cleanup must not be cut short.
-        _kill_everything(process.pid, confinement)
+        # A call cancelled before that kill: done here, without awaiting, since a cancelled
+        # call can be cancelled again at every await and this must not be cut short.
+        if not killed:
+            _kill_everything(process.pid)
         refused_processes = confinement.hit_process_limit()
-        confinement.close()
+        confinement.close()  # kills whatever is left in the run's cgroup, then removes it
     stderr = err.text() + _limit_notes(limits, exit_code, timed_out, refused_processes)
     return ScriptResult(
         path=command.display_path,
@@ -326,13 +327,12 @@ def _limit_notes(
     return "".join(f"\n[skillkit: {note}]\n" for note in notes)
 
 
-def _kill_everything(pid: int, confinement: Confinement) -> None:
-    """SIGKILL the keeper's whole tree, its process group and the run's cgroup."""
-    confinement.kill_members()
+def _kill_everything(pid: int) -> None:
+    """SIGKILL the keeper's whole tree (its session's process group included: see
+    :func:`process_tree.kill_tree`), then the keeper, which asyncio reaps."""
     process_tree.kill_tree(pid, include_root=False)
-    _kill_group(pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)  # the keeper; asyncio reaps it
+        os.kill(pid, signal.SIGKILL)
 
 
 async def _exit_code(process: asyncio.subprocess.Process) -> int:
@@ -351,9 +351,3 @@ async def _exit_code(process: asyncio.subprocess.Process) -> int:
 async def _pump(stream: asyncio.StreamReader, buffer: _CappedBuffer) -> None:
     while chunk := await stream.read(_CHUNK):
         buffer.add(chunk)
-
-
-def _kill_group(pgid: int) -> None:
-    # The group may already be gone, or (after the leader was reaped) contain nothing.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)

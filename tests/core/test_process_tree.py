@@ -89,3 +89,12 @@ def test_a_subreaper_kills_its_descendants_and_lives_on() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
     assert done.stdout == b"ready\nalive\n", done.stderr
     assert not sleepers(marker)
+
+
+def test_the_keeper_ends_killed_when_its_command_was_killed() -> None:
+    # SIGKILL cannot be given a handler: the keeper used to fail resetting it, with a
+    # traceback and exit 1, whenever its command was killed (a timeout, a CPU limit).
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    command = process_tree.keeper_command([sys.executable, "-c", code])
+    done = subprocess.run(command, capture_output=True, timeout=30)
+    assert done.returncode == -9 and b"Traceback" not in done.stderr

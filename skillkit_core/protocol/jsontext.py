@@ -44,14 +44,16 @@ def loads(text: str, **options: Any) -> Any:
         value = json.loads(text, **options)
     except RecursionError:  # a nesting the scan did not see; never a crash
         raise TooDeep(_too_deep_message()) from None
-    if not text.isascii() or _SURROGATE_ESCAPE in text.lower():
-        try:
+    try:
+        if not text.isascii():
+            text.encode("utf-8")  # a raw lone surrogate (argv bytes that are not UTF-8)
+        if _SURROGATE_ESCAPE in text.lower():  # an escaped one: only the value can tell
             json.dumps(value, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(
-                "a string holds a lone surrogate (\\ud800-\\udfff unpaired, or bytes that "
-                "are not UTF-8), which is not Unicode text"
-            ) from None
+    except UnicodeEncodeError:
+        raise ValueError(
+            "a string holds a lone surrogate (\\ud800-\\udfff unpaired, or bytes that "
+            "are not UTF-8), which is not Unicode text"
+        ) from None
     return value
 
 

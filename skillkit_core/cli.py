@@ -115,19 +115,19 @@ def serve(
     from skillkit_core.errors import SkillkitError
     from skillkit_core.runtime.config import RuntimeConfig
     from skillkit_core.runtime.mcp_server import serve as serve_runtime
-    from skillkit_core.runtime.scripts import CPU_FROM_TIMEOUT, ScriptLimits
+    from skillkit_core.runtime.scripts import ScriptLimits
 
     try:
         config = RuntimeConfig(
             roots=tuple(Path(root) for root in roots),
             max_depth=depth,
             max_active=max_active,
-            limits=ScriptLimits(
+            limits=ScriptLimits.from_options(
                 timeout=script_timeout,
                 max_output=max_output,
-                cpu_seconds=CPU_FROM_TIMEOUT if script_cpu is None else script_cpu or None,
-                memory_bytes=script_memory * 1024 * 1024 if script_memory else None,
-                processes=script_processes or None,
+                cpu_seconds=script_cpu,
+                memory_mib=script_memory,
+                processes=script_processes,
             ),
             max_concurrent_scripts=max_concurrent_scripts,
             include_location=not no_location,
@@ -375,9 +375,8 @@ def mcp_verify(
     must not load something.
     """
     import asyncio
-    import json
 
-    from skillkit_core.runtime.verify import check_server, report_data, report_text
+    from skillkit_core.runtime.verify import check_server, report_json, report_text
 
     command = list(ctx.args)
     if not command or output_format not in ("text", "json"):
@@ -393,10 +392,7 @@ def mcp_verify(
             f"error[mcp]: cannot check {command[0]}: {type(error).__name__}: {error}", err=True
         )
         raise typer.Exit(2) from None
-    if output_format == "json":
-        typer.echo(json.dumps(report_data(result), indent=2, ensure_ascii=False))
-    else:
-        typer.echo(report_text(result))
+    typer.echo(report_json(result) if output_format == "json" else report_text(result))
     raise typer.Exit(0 if result.ok else 1)
 
 

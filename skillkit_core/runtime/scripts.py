@@ -111,6 +111,26 @@ class ScriptLimits:
             if value is not None and value < least:
                 raise ToolArgumentsError(f"the script {what} must be at least {least}, not {value}")
 
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        timeout: float,
+        max_output: int,
+        cpu_seconds: int | None,
+        memory_mib: int,
+        processes: int,
+    ) -> ScriptLimits:
+        """The limits as ``skillkit serve``'s options give them: ``0`` turns a limit off,
+        ``cpu_seconds=None`` means the timeout."""
+        return cls(
+            timeout=timeout,
+            max_output=max_output,
+            cpu_seconds=CPU_FROM_TIMEOUT if cpu_seconds is None else cpu_seconds or None,
+            memory_bytes=memory_mib * 1024 * 1024 if memory_mib else None,
+            processes=processes or None,
+        )
+
     @property
     def process_limits(self) -> ProcessLimits:
         """The limits the child process and its descendants run under."""

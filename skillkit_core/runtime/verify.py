@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from skillkit_core.runtime.skills_extension import EXTENSION_ID
+
 if TYPE_CHECKING:
     from skillkit_core.lint.diagnostic import LintDiagnostic
 
-EXTENSION_ID = "io.modelcontextprotocol/skills"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _SKILL_MD = "/SKILL.md"
 # Lint rules about file modes, which MCP resources do not carry: not reported.
@@ -298,8 +299,18 @@ def _error(message: str) -> Exception:
     return MCPError(code=mcp_types.INTERNAL_ERROR, message=message)
 
 
+def report_json(check: ServerCheck) -> str:
+    """The check as JSON text for a terminal (``skillkit mcp-verify --format json``): what
+    the server sent cannot reach the terminal as control characters."""
+    import json
+
+    from skillkit_core.safe_text import escape_json_controls
+
+    return escape_json_controls(json.dumps(report_data(check), indent=2, ensure_ascii=False))
+
+
 def report_data(check: ServerCheck) -> dict[str, Any]:
-    """The check as JSON data (``skillkit mcp-verify --format json``)."""
+    """The check as JSON data."""
     return {
         "ok": check.ok,
         "declared": check.declared,

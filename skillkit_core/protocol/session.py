@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,12 +153,22 @@ def _parse_header(line: _Line | None, session_id: str, definition: SkillDefiniti
 # -- lines --------------------------------------------------------------------------------
 
 
+UNUSABLE_LINE_KEY = "unusableLine"
+"""On a ``usage`` error line answering a line of the file that could not be used: that
+line's number (a rebuild then reads the line as the agent's, whatever its shape)."""
+
+
 class UnusableOutput(UsageError):
     """The agent's output for this advance cannot be used (no new line, a line that is not
     an output line, a step that does not match): answered with a ``usage`` error line in
-    the file, which a corrected output line follows."""
+    the file, which a corrected output line follows. ``line`` is the number of the line
+    that could not be used, when the output was a line of the file."""
 
     retry = True
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -330,11 +339,6 @@ def _rebuild(
     return engine, tail
 
 
-# How the answer to an unusable line names it; a rebuild reads the number back (below).
-_UNUSABLE_PREFIX = "line {} of the session file "
-_UNUSABLE_LINE = re.compile(re.escape(_UNUSABLE_PREFIX).replace(r"\{\}", r"(\d+)"))
-
-
 def _answered_junk(lines: list[_Line]) -> list[_Line]:
     """``lines`` with every line skillkit answered as unusable marked so (a line shaped
     like a result that the agent appended is then no result when the file is rebuilt)."""
@@ -344,10 +348,9 @@ def _answered_junk(lines: list[_Line]) -> list[_Line]:
     for line in reversed(lines):
         if line.number in answered or not line.is_result:
             continue
-        if line.kind == "error" and line.data.get("error") == "usage":
-            found = _UNUSABLE_LINE.match(str(line.data.get("message", "")))
-            if found and int(found.group(1)) < line.number:
-                answered.add(int(found.group(1)))
+        number = line.data.get(UNUSABLE_LINE_KEY)
+        if line.kind == "error" and isinstance(number, int) and number < line.number:
+            answered.add(number)
     return [_not_skillkits(line) if line.number in answered else line for line in lines]
 
 
@@ -578,6 +581,8 @@ def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) 
             step, output, own_line = _submission(inv, loaded, path, notes)
         except UnusableOutput as error:
             wire = error_wire("usage", error.message, engine.current, retry=True)
+            if error.line is not None:
+                wire[UNUSABLE_LINE_KEY] = error.line
         else:
             result = run_sync(engine.advance(step, output), event_loop=needs_event_loop(workflow))
             wire = result.to_wire()
@@ -703,19 +708,23 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
         notes.append(_superseded_note([line.number for line in written[:-1]], newest.number))
     if newest.problem is not None:
         raise UnusableOutput(
-            f"{_UNUSABLE_PREFIX.format(newest.number)}is {newest.problem}; append the output "
-            'as one JSON object on one line: {"type":"output","step":...,"output":...}'
+            f"line {newest.number} of the session file is {newest.problem}; append the output "
+            'as one JSON object on one line: {"type":"output","step":...,"output":...}',
+            line=newest.number,
         )
     data = newest.data
     if data.get("type") != "output":
         raise UnusableOutput(
-            f"{_UNUSABLE_PREFIX.format(newest.number)}has type {data.get('type')!r}; the agent "
-            'appends lines of type "output"'
+            f"line {newest.number} of the session file has type {data.get('type')!r}; the agent "
+            'appends lines of type "output"',
+            line=newest.number,
         )
     if not isinstance(data.get("step"), str):
-        raise UnusableOutput(f'the output line {newest.number} has no "step" string')
+        raise UnusableOutput(
+            f'the output line {newest.number} has no "step" string', line=newest.number
+        )
     if "output" not in data:
-        raise UnusableOutput(f'the output line {newest.number} has no "output"')
+        raise UnusableOutput(f'the output line {newest.number} has no "output"', line=newest.number)
     return data["step"], data["output"]
 
 

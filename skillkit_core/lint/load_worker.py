@@ -110,6 +110,7 @@ def _fix_json(fix: Fix) -> dict[str, Any]:
             {"range": _range_json(e.range), "new_text": e.new_text, "file": e.file}
             for e in fix.edits
         ],
+        "executable": list(fix.executable),
         "renames": [list(pair) for pair in fix.renames],
     }
 
@@ -119,7 +120,8 @@ def _fix_from_json(data: dict[str, Any]) -> Fix:
         TextEdit(SourceRange(*e["range"]), e["new_text"], e.get("file")) for e in data["edits"]
     )
     renames = tuple((str(old), str(new)) for old, new in data.get("renames", ()))
-    return Fix(data["title"], edits, renames=renames)
+    executable = tuple(str(path) for path in data.get("executable", ()))
+    return Fix(data["title"], edits, executable, renames)
 
 
 def diagnostic_from_json(data: dict[str, Any]) -> LintDiagnostic:

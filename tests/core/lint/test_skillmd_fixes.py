@@ -174,3 +174,13 @@ def test_suggestions_survive_the_helpers_pipe_and_the_workers_json(tmp_path: Pat
     (mismatch,) = [d for d in report.diagnostics if d.rule == "name-folder-mismatch"]
     assert len(mismatch.suggestions) == 2
     assert diagnostic_from_json(diagnostic_to_json(mismatch)) == mismatch
+
+
+def test_the_workers_json_keeps_a_fixs_executable_bit() -> None:
+    # The worker's JSON dropped Fix.executable (the other two encodings kept it).
+    from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
+    from skillkit_core.lint.load_worker import diagnostic_from_json, diagnostic_to_json
+
+    fix = Fix("Add a #! line", (), executable=("scripts/run.py",))
+    diagnostic = LintDiagnostic("script-shebang", "warning", "m", fix=fix)
+    assert diagnostic_from_json(diagnostic_to_json(diagnostic)).fix == fix

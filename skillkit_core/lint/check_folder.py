@@ -68,7 +68,7 @@ def check_folder(
     found.sort(key=_order)
     kept = _unsuppressed(folder, found)
     suppressed = len(found) - len(kept)
-    if "unreadable" in folder.__dict__:  # set once the rules listed or read files
+    if folder.unreadable:  # filled as the rules list and read files
         kept = sorted([*kept, *_unreadable(folder)], key=_order)  # never suppressed
     verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
     return FolderReport(folder, kept, verdicts, suppressed=suppressed)

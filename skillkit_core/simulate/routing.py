@@ -128,7 +128,7 @@ def step_reads(step: StepDefinition) -> Reads | None:
     steps: set[str] = set()
     seen: set[int] = set()
     for function in functions:
-        for code in _codes(function, _DEPTH, seen):
+        for code in code_closure(function, _DEPTH, seen):
             names.update(code.co_names)
             strings.update(c for c in code.co_consts if isinstance(c, str))
             steps.update(_store_keys(code))
@@ -158,7 +158,7 @@ def _store_keys(code: CodeType) -> Iterator[str]:
             before = []
 
 
-def _codes(function: Any, depth: int, seen: set[int]) -> Iterator[CodeType]:
+def code_closure(function: Any, depth: int, seen: set[int]) -> Iterator[CodeType]:
     """The code of ``function``, its nested code, and that of the functions it can call
     (module globals and closure cells), ``depth`` calls deep."""
     function = inspect.unwrap(function)
@@ -179,7 +179,7 @@ def _codes(function: Any, depth: int, seen: set[int]) -> Iterator[CodeType]:
     if depth > 0:
         for target in called:
             if isinstance(target, FunctionType):
-                yield from _codes(target, depth - 1, seen)
+                yield from code_closure(target, depth - 1, seen)
 
 
 def _nested(code: CodeType) -> Iterator[CodeType]:

@@ -35,7 +35,7 @@ def split_tools(text: str) -> list[tuple[str, int]]:
     return entries
 
 
-def _entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange]]:
+def allowed_tool_entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange]]:
     span = folder.span("allowed-tools")
     value = folder.frontmatter.get("allowed-tools")
     if span is None:
@@ -60,7 +60,7 @@ def _entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange]]:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists or not folder.frontmatter_ok:
         return
-    for entry, where in _entries(folder):
+    for entry, where in allowed_tool_entries(folder):
         if re.fullmatch(_BROAD, entry):
             yield RULE.diagnostic(
                 f"'{entry}' pre-approves every command; name the commands the skill needs, "

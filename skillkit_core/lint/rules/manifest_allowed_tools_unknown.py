@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
-from skillkit_core.lint.rules.manifest_allowed_tools_broad import _entries
+from skillkit_core.lint.rules.manifest_allowed_tools_broad import allowed_tool_entries
 from skillkit_core.manifest.folder import SkillFolder
 
 
@@ -33,7 +33,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     from skillkit_core.hosts import KNOWN_TOOL_NAMES
     from skillkit_core.source.diagnostics import closest_name
 
-    for entry, where in _entries(folder):
+    for entry, where in allowed_tool_entries(folder):
         name = tool_name(entry)
         if name is None or name in KNOWN_TOOL_NAMES:
             continue

@@ -8,6 +8,7 @@ from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.spec import XML_TAG
+from skillkit_core.safe_text import shorten
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -17,7 +18,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         tag = XML_TAG.search(folder.text_value(key) or "")
         if tag is None:
             continue
-        shown = tag.group(0) if len(tag.group(0)) <= 40 else tag.group(0)[:39] + "…"
+        shown = shorten(tag.group(0), 40)
         yield RULE.diagnostic(
             f"{key} contains the XML tag '{shown}'; claude.ai and the API refuse to upload "
             "a skill whose name or description holds XML tags (write the text plainly)",

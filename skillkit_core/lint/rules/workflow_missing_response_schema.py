@@ -45,11 +45,11 @@ def record_reads(function: Callable[..., Any]) -> tuple[set[str], dict[str, set[
     per step name, from ``steps["s"]`` / ``steps.get("s")``."""
     import dis
 
-    from skillkit_core.simulate.routing import _codes
+    from skillkit_core.simulate.routing import code_closure
 
     own: set[str] = set()
     stored: dict[str, set[str]] = {}
-    for code in _codes(function, _DEPTH, set()):
+    for code in code_closure(function, _DEPTH, set()):
         found = [i for i in dis.get_instructions(code) if i.opname not in _SKIPPED]
         for at, ins in enumerate(found):
             if ins.opname not in _LOADS:

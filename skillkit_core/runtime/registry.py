@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillkit_core.runtime.errors import RegistryError, UnknownSkillError
+from skillkit_core.runtime.paths import is_inside
 
 if TYPE_CHECKING:
     from skillkit_core.manifest.folder import SkillFolder
@@ -358,12 +359,11 @@ def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -
         try:
             if not entry.is_dir():
                 continue
-            if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+            if entry.is_symlink() and not is_inside(Path(entry.path), Path(real_root)):
+                target = os.path.realpath(entry.path)
                 warnings.append(
                     RegistryWarning(
-                        entry.path,
-                        f"not searched: the symlink leads to {os.path.realpath(entry.path)}, "
-                        "outside the root",
+                        entry.path, f"not searched: the symlink leads to {target}, outside the root"
                     )
                 )
                 continue
@@ -371,10 +371,6 @@ def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -
         except OSError:
             continue  # a dangling or unreadable entry is simply not a skill folder
     return sorted(children)
-
-
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _skill_path(folder: Path, root: Path, record: SkillRecord) -> tuple[str, ...]:

@@ -1,6 +1,8 @@
 """One live server per test module and client preset (Neovim, VS Code), over stdio.
 
-A module may set ``INIT_OPTIONS`` (initializationOptions) and ``CAPABILITIES`` (a
+A module may set ``WORKSPACE`` (the fixture folder to copy, by default
+``tests/lsp/workspace``; ``tests.lsp.support.LINKED_SKILLS`` holds three SKILL.md skills),
+``INIT_OPTIONS`` (initializationOptions) and ``CAPABILITIES`` (a
 function of the preset returning client capabilities) to start its server differently.
 Each module gets a private copy of the fixture workspace.
 """
@@ -17,9 +19,11 @@ from tests.lsp.support import PRESETS, SERVER, copy_workspace, initialize, prese
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private copy of ``tests/lsp/workspace`` for one test module."""
-    return copy_workspace(tmp_path_factory.mktemp("lsp") / "ws")
+def workspace(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """A private copy of the module's fixture workspace."""
+    target = tmp_path_factory.mktemp("lsp") / "ws"
+    source = getattr(request.module, "WORKSPACE", None)
+    return copy_workspace(target, source) if source else copy_workspace(target)
 
 
 @pytest_lsp.fixture(config=SERVER, params=PRESETS, scope="module")

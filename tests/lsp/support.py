@@ -26,6 +26,10 @@ SERVER = ClientServerConfig(
 )
 
 
+# Three hand-written SKILL.md skills that name and link to each other.
+LINKED_SKILLS = Path(__file__).parent / "linked_skills"
+
+
 def copy_workspace(target: Path, source: Path = WORKSPACE) -> Path:
     """A private copy of a fixture workspace."""
     shutil.copytree(source, target)

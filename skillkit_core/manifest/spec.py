@@ -48,6 +48,12 @@ KNOWN_KEYS = SPEC_KEYS | CLAUDE_CODE_KEYS | OTHER_HOST_KEYS
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 CONTEXT_VALUES = ("fork",)
 SHELL_VALUES = ("bash", "powershell")
+# Model aliases Claude Code accepts where a model is named (`/model`, `--model`, a skill's
+# or agent's `model:`); a full model name works too. Read in Claude Code's model
+# configuration page (https://docs.claude.com/en/docs/claude-code/model-config: default,
+# sonnet, opus, haiku, sonnet[1m], opusplan) and its sub-agents page (inherit: the
+# model of the conversation).
+MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit", "opusplan", "sonnet[1m]", "default")
 
 # Words claude.ai / the API refuse in a skill name.
 RESERVED_NAME_WORDS = ("anthropic", "claude")

@@ -282,6 +282,9 @@ def check_targets(
     reports = _reports(targets, workers, hosts, helpers)
     diagnostics = [*problems]
     diagnostics += [d for report in reports for d in _configured(config, report.diagnostics)]
+    # Skill modules of one folder share its references/: a finding about a file there
+    # comes from each of them, word for word, and is one finding.
+    diagnostics = list(dict.fromkeys(diagnostics))
     suppressed = sum(report.suppressed for report in reports)
     return CheckRun(reports, diagnostics, config, suppressed)
 

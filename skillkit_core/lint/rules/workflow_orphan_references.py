@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -27,19 +28,44 @@ def _check(ctx: WorkflowContext) -> Iterator[LintDiagnostic]:
     if not files:
         return
     contexts = [ctx, *(sub for _, sub in ctx.sub_contexts())]
-    sources = [ctx.files.text(c.file) for c in contexts]
+    # references/ belongs to the folder, not to one module: every Python module there
+    # (other skills, sub-skills and topics kept in modules of their own) may load a file.
+    modules = {*(c.file for c in contexts if c.file), *_folder_modules(ctx.root_dir)}
+    sources = [ctx.files.text(module) for module in sorted(modules)]
     if any(text is not None and _loads_by_computed_name(text) for text in sources):
         return
     corpus = "\n".join([*_mentions(contexts), *(text for text in sources if text)])
     for relative, path in files:
         if re.search(rf"(?<![\w.\-]){re.escape(relative)}(?![\w\-])", corpus):
             continue
+        # The same words from every skill module of the folder, so a check of the
+        # folder reports the file once.
         yield RULE.diagnostic(
-            f"references/{relative} is not mentioned by any prompt, topic or the skill's "
-            "code; load it from a step (ctx.refs.load(...)) or remove it",
+            f"references/{relative} is not mentioned by any prompt, topic or Python "
+            "module of the skill's folder; load it from a step (ctx.refs.load(...)) or "
+            "remove it",
             file=str(path),
             range=WHOLE_FILE,
         )
+
+
+# Folders that hold no module of the skill itself.
+_NOT_SKILL_CODE = frozenset({"references", "__pycache__", "node_modules", "venv"})
+_MAX_MODULES = 500
+
+
+def _folder_modules(root: Any) -> list[str]:
+    """The Python files under the skill's folder (hidden and tool folders skipped), at
+    most :data:`_MAX_MODULES` of them."""
+    found: list[str] = []
+    for current, folders, names in os.walk(root):
+        folders[:] = sorted(
+            f for f in folders if not f.startswith(".") and f not in _NOT_SKILL_CODE
+        )
+        found += (os.path.join(current, n) for n in sorted(names) if n.endswith(".py"))
+        if len(found) >= _MAX_MODULES:
+            return found[:_MAX_MODULES]
+    return found
 
 
 def _loads_by_computed_name(text: str) -> bool:
@@ -73,11 +99,13 @@ def _texts(value: Any, strings: Any) -> Iterator[str]:
 RULE = Rule(
     id="orphan-references",
     severity="warning",
-    summary="A file in references/ that no prompt, topic or skill code mentions.",
+    summary="A file in references/ that no prompt, topic or module of the folder mentions.",
     rationale=(
         "Files in references/ ship with the skill. One that nothing loads or names is "
         "dead content (often left behind by a renamed topic) and misleads readers of the "
-        "skill folder. A skill that loads references by computed names is not checked."
+        "skill folder. Every Python module of the folder counts (sub-skills and topics "
+        "often live in modules of their own). A folder whose code loads references by "
+        "computed names is not checked."
     ),
     bad=(
         "references/auth.md, references/old-auth.md\n"

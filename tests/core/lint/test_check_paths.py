@@ -189,3 +189,12 @@ def test_what_cannot_be_read_is_reported_whatever_the_rule_selection(
     config = LintConfig(select=("name-format",))
     run = check_paths([str(root), str(tmp_path / "pdf-tools" / "SKILL.md")], config)
     assert [(d.rule, d.file) for d in run.diagnostics] == [(UNREADABLE, str(root / "scripts"))]
+
+
+def test_a_finding_every_module_of_a_folder_makes_is_reported_once() -> None:
+    fixture = Path(__file__).parent / "workflow" / "fixtures" / "references_modules"
+    run = check_paths([str(fixture)])
+    assert len(run.reports) == 2
+    assert [(d.rule, Path(d.file or "").name) for d in run.diagnostics] == [
+        ("orphan-references", "legacy.md")
+    ]

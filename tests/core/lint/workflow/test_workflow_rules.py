@@ -94,6 +94,10 @@ EXPECTED: dict[str, list[tuple[str, str, int | None]]] = {
     ],
     "references_good/refs_good.py": [],
     "references_dynamic/refs_dynamic.py": [],
+    "store_helper_bad.py": [("unguarded-store-access", "warning", 17)],
+    # Each module loads one file; the other modules of the folder load the rest.
+    "references_modules/desk.py": [("orphan-references", "warning", 1)],
+    "references_modules/billing.py": [("orphan-references", "warning", 1)],
     "load_errors/raises.py": [("load-error", "error", 9)],
     "load_errors/exits.py": [("load-error", "error", 8)],
     "load_errors/bad_step.py": [("load-error", "error", 7)],
@@ -152,6 +156,16 @@ def test_store_access_message_explains_which_path_skips_the_step() -> None:
     assert "ctx.store.steps.get('scan')" in finding.message
 
 
+def test_store_access_through_a_shared_helper_names_every_step_at_risk() -> None:
+    (finding,) = check_fixture("store_helper_bad.py")
+    assert finding.step is None  # no one step to suppress it on: the helper's line
+    assert finding.message == (
+        "steps 'summary' and 'report' read ctx.store.steps['scan'] (in findings()), which "
+        "raises when 'scan' has not run: not every path from the entry to 'summary' or "
+        "'report' passes through 'scan'. Use ctx.store.steps.get('scan') and handle None"
+    )
+
+
 def test_schema_findings_quote_pydantics_reason() -> None:
     params, response = check_fixture("schema_bad.py")
     assert params.message.startswith("params=Params cannot produce a JSON Schema")
@@ -185,6 +199,13 @@ def test_reference_findings_are_about_the_reference_files() -> None:
     assert too_large.file.endswith("references_bad/references/api.md")  # type: ignore[union-attr]
     assert "is 9.5 KB, over the 8 KB" in too_large.message
     assert orphan.file.endswith("references_bad/references/old-auth.md")  # type: ignore[union-attr]
+
+
+def test_orphan_references_reads_every_module_of_the_folder() -> None:
+    for module in ("desk.py", "billing.py"):
+        (orphan,) = check_fixture(f"references_modules/{module}")
+        assert orphan.file.endswith("references_modules/references/legacy.md")  # type: ignore[union-attr]
+        assert "Python module of the skill's folder" in orphan.message
 
 
 def test_shadowed_field_messages_name_the_field_and_the_safe_spelling() -> None:

@@ -2,7 +2,8 @@
 
 ``code`` is the rule id, ``source`` is ``skillkit``, ``codeDescription`` links the rule's
 page, and ``data`` carries what code actions need: the rule, the fix's edits already in
-the client's position units for this version, and where an "ignore" comment goes.
+the client's position units for this version, and whether the finding is about the
+whole file (no line of its own for an "ignore" comment to name).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def to_lsp(
     data: dict[str, Any] = {"rule": diagnostic.rule}
     if diagnostic.step:
         data["step"] = diagnostic.step
+    if diagnostic.range is None:
+        data["wholeFile"] = True  # only a file-wide suppression hides it
     if diagnostic.fix is not None:
         edits = _fix_edits(diagnostic.fix, snapshot, maps or {})
         if edits:

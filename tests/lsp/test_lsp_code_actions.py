@@ -1,4 +1,5 @@
-"""Code actions: the fixes diagnostics carry, and "ignore this rule here" for each one."""
+"""Code actions: the fixes diagnostics carry, and "disable this rule" on the line or in the
+file for each one (every SKILL.md rule's fix against --fix: test_lsp_skill_md_quick_fixes)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,10 @@ def _one(diagnostics, code: str) -> types.Diagnostic:
     return next(d for d in diagnostics if d.code == code)
 
 
+def _titled(actions: list[types.CodeAction], title: str) -> types.CodeAction:
+    return next(a for a in actions if a.title == title)
+
+
 async def test_did_you_mean_fix_renames_the_target(client: LanguageClient) -> None:
     path = client.root / "broken" / "broken_steps.py"
     text = path.read_text(encoding="utf-8")
@@ -94,9 +99,10 @@ async def test_did_you_mean_fix_renames_the_target(client: LanguageClient) -> No
     assert fix.title == "Change on_max_visits to 'finish'" and fix.is_preferred
     fixed = apply_text_edits(text, fix.edit.changes[uri], client.encoding)
     assert 'on_max_visits="finish"' in fixed
-    assert [a.title for a in actions][
-        -1
-    ] == "Ignore cycle-guard here (skillkit: ignore[cycle-guard])"
+    assert [a.title for a in actions][-2:] == [
+        "Disable cycle-guard for this line",
+        "Disable cycle-guard for this file",
+    ]
 
 
 async def test_missing_enum_value_fix_extends_the_literal(client: LanguageClient) -> None:
@@ -144,10 +150,26 @@ async def test_ignore_action_silences_the_rule_on_that_line(client: LanguageClie
     text = path.read_text(encoding="utf-8")
     uri = open_file(client, path, version=100)
     guard = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
-    ignore = (await _actions(client, uri, guard))[-1]
+    actions = await _actions(client, uri, guard)
+    ignore = _titled(actions, "Disable cycle-guard for this line")
     silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
     assert "        # skillkit: ignore[cycle-guard]\n        on_max_visits=" in silenced
     replace_all(client, uri, silenced, 101)
+    await wait_for(lambda: "cycle-guard" not in codes(client, uri), what="the finding to go")
+
+
+async def test_disable_for_the_file_writes_one_marker_after_the_preamble(
+    client: LanguageClient,
+) -> None:
+    path = client.root / "broken" / "broken_steps.py"
+    text = "#!/usr/bin/env python3\n" + path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text=text, version=200)
+    guard = _one(await wait_for_codes(client, uri, {"cycle-guard"}), "cycle-guard")
+    actions = await _actions(client, uri, guard)
+    whole = _titled(actions, "Disable cycle-guard for this file")
+    silenced = apply_text_edits(text, whole.edit.changes[uri], client.encoding)
+    assert silenced == text.replace("\n", "\n# skillkit: ignore-file[cycle-guard]\n", 1)
+    replace_all(client, uri, silenced, 201)
     await wait_for(lambda: "cycle-guard" not in codes(client, uri), what="the finding to go")
 
 
@@ -163,7 +185,7 @@ async def test_skill_md_fixes_and_ignores(client: LanguageClient) -> None:
     fixed = apply_text_edits(text, fixes[0].edit.changes[uri], client.encoding)
     assert "name: notes-skill\n" in fixed
     link = _one(found, "broken-link")
-    ignore = (await _actions(client, uri, link))[-1]
+    ignore = _titled(await _actions(client, uri, link), "Disable broken-link for this line")
     silenced = apply_text_edits(text, ignore.edit.changes[uri], client.encoding)
     assert "<!-- skillkit: ignore[broken-link] -->\nRead [the guide]" in silenced
 

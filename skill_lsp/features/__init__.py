@@ -18,6 +18,7 @@ FEATURES = (
     "completion",
     "hover",
     "navigation",
+    "document_links",
     "symbols",
     "code_lens",
     "code_actions",

@@ -46,10 +46,15 @@ def register(server: Any) -> None:
         line, column = snapshot.map.code_point(params.position)
         if snapshot.kind == DocumentKind.PYTHON:
             items = python_items(ls, snapshot, line, column)
-        elif snapshot.kind == DocumentKind.SKILL_MD:
-            items = skill_md_items(snapshot, line, column)
         else:
-            items = []
+            from skill_lsp.skill_md_links import completion_items
+
+            # Paths in a link target or after references/ (SKILL.md and reference files).
+            items = completion_items(snapshot, line, column)
+            if items is None and snapshot.kind == DocumentKind.SKILL_MD:
+                items = skill_md_items(snapshot, line, column)
+            elif items is None:
+                items = []
         if items is None:
             return None
         return types.CompletionList(is_incomplete=False, items=items)

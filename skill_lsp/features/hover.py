@@ -36,9 +36,13 @@ def register(server: Any) -> None:
         if snapshot.kind == DocumentKind.PYTHON:
             text = python_hover(ls, snapshot, line, column)
         elif snapshot.kind == DocumentKind.SKILL_MD:
-            text = skill_md_hover(snapshot, line, column)
+            from skill_lsp.skill_md_links import script_hover
+
+            text = script_hover(snapshot, line, column) or skill_md_hover(snapshot, line, column)
         else:
-            text = None
+            from skill_lsp.skill_md_links import reference_hover
+
+            text = reference_hover(snapshot, line, column)
         if not text:
             return None
         return types.Hover(contents=types.MarkupContent(kind=_markup(ls), value=text))

@@ -27,6 +27,9 @@ def register(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: Any, params: types.DefinitionParams) -> list[types.Location] | None:
+        paths = _path_definition(ls, params)
+        if paths is not None:
+            return paths
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None
@@ -105,6 +108,17 @@ def register(server: Any) -> None:
         return types.PrepareRenamePlaceholder(
             range=snapshot.map.range(ref.name_range), placeholder=ref.name
         )
+
+
+def _path_definition(ls: Any, params: Any) -> list[types.Location] | None:
+    """A path in skill markdown opens its file (:mod:`skill_lsp.skill_md_links`)."""
+    snapshot = ls.documents.get(params.text_document.uri)
+    if snapshot is None or snapshot.kind == DocumentKind.PYTHON:
+        return None
+    from skill_lsp.skill_md_links import definition
+
+    line, column = snapshot.map.code_point(params.position)
+    return definition(snapshot, line, column)
 
 
 def _python_at(ls: Any, params: Any) -> tuple[Snapshot | None, int, int]:

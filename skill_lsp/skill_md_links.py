@@ -1,0 +1,350 @@
+"""Paths in hand-written skill markdown: links, go-to-definition, completion, script hovers.
+
+The documents are a skill's SKILL.md and the markdown files under its ``references/``.
+What counts as a path is the core's markdown scan (``manifest.markdown``): relative link
+and image targets, and ``references/…``, ``scripts/…``, ``assets/…`` mentions in prose,
+inline code and code blocks; targets are read with the core's ``local_target`` and
+``mention_path``, as the linter reads them. Only targets that name an existing file
+become links: a missing one is the linter's ``broken-link`` / ``missing-file-reference``.
+
+Link targets are relative to the document's own folder (a reference's ``tables.md`` is
+its sibling); mentions and ``{baseDir}/`` targets are relative to the skill folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from skill_lsp.index import DocumentKind, Snapshot
+from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.markdown import MarkdownScan
+
+_MARKDOWN = (".md", ".markdown")
+# Characters of a mention that make it a pattern (a glob or a brace list), not one file.
+_PATTERN = re.compile(r"[*?\[{]")
+# The cursor inside a link target: ``[text](refer|`` or ``[text](<refer|``.
+_LINK_TARGET = re.compile(r"\]\(\s*<?(?P<typed>[^()\s<>]*)$")
+# The cursor after a skill folder's ``references/``, ``scripts/`` or ``assets/``.
+_FOLDER_PATH = re.compile(
+    r"(?:^|(?<=[\s`'\"(=]))(?P<typed>(?:\./)?(?:references|scripts|assets)/(?:[\w.\-]+/)*"
+    r"[\w.\-]*)$"
+)
+# What ends the path segment being completed, after the cursor.
+_SEGMENT_END = re.compile(r"[^)\s#/>`'\"]*")
+# Lines of a script a hover shows, and the bytes read for them.
+SCRIPT_LINES = 10
+_SCRIPT_HEAD_BYTES = 4096
+# Entries a completion lists from one folder (a skill folder is small).
+MAX_ENTRIES = 500
+
+
+@dataclass(frozen=True)
+class MarkdownPlace:
+    """Where a skill markdown document sits: its skill's folder, and the folder its
+    relative links start from (the skill folder for SKILL.md, the file's own folder for
+    a reference)."""
+
+    root: str
+    base: str
+    body_start: int
+
+
+class PathRef(NamedTuple):
+    """A path written in the document that names an existing file.
+
+    ``range`` covers the text as written; ``path`` is the file; ``relative`` its
+    ``/``-separated path inside the skill folder (``None`` when it lies outside)."""
+
+    range: SourceRange
+    written: str
+    path: str
+    relative: str | None
+
+
+def markdown_place(snapshot: Snapshot) -> MarkdownPlace | None:
+    """The skill a document belongs to, for SKILL.md and markdown under ``references/``
+    (None for every other document)."""
+    if snapshot.path is None:
+        return None
+    folder = os.path.dirname(snapshot.path)
+    if snapshot.kind == DocumentKind.SKILL_MD:
+        return MarkdownPlace(folder, folder, snapshot.skill_md.body_start_line)
+    if snapshot.kind != DocumentKind.OTHER or not snapshot.path.lower().endswith(_MARKDOWN):
+        return None
+    root = _skill_of_reference(folder)
+    return MarkdownPlace(root, folder, 0) if root is not None else None
+
+
+def _skill_of_reference(folder: str) -> str | None:
+    """The skill folder above ``folder`` when ``folder`` is its ``references/`` or a
+    folder inside it (a few ``stat`` calls)."""
+    from pathlib import Path
+
+    from skillkit_core.manifest.parse import find_skill_md
+
+    current = Path(folder)
+    for candidate in (current, *current.parents):
+        if candidate.name == "references":
+            root = candidate.parent
+            if find_skill_md(root) is not None:
+                return str(root)
+    return None
+
+
+# One scan per document version, dropped with the snapshot.
+_SCANS: weakref.WeakKeyDictionary[Snapshot, MarkdownScan] = weakref.WeakKeyDictionary()
+
+
+def scan_of(snapshot: Snapshot, place: MarkdownPlace) -> MarkdownScan:
+    """The core's markdown scan of the document's body (cached per version)."""
+    found = _SCANS.get(snapshot)
+    if found is None:
+        from skillkit_core.manifest.markdown import scan_markdown
+
+        start = min(place.body_start, len(snapshot.lines))
+        found = scan_markdown(list(snapshot.lines[start:]), start)
+        _SCANS[snapshot] = found
+    return found
+
+
+def _candidates(snapshot: Snapshot, place: MarkdownPlace) -> list[tuple[SourceRange, str, str]]:
+    """``(range, written, path)`` of every link and mention, before asking the disk."""
+    from skillkit_core.manifest.links import local_target, mention_path
+
+    scan = scan_of(snapshot, place)
+    found: list[tuple[SourceRange, str, str]] = []
+    for link in scan.links:
+        target = local_target(link.target)
+        if target is None or target.absolute:
+            continue
+        start = place.root if target.from_root else place.base
+        found.append((link.range, link.target, os.path.join(start, target.path)))
+    for mention in scan.mentions:
+        path = mention_path(mention.path)
+        if _PATTERN.search(path):
+            continue
+        found.append((mention.range, mention.path, os.path.join(place.root, path)))
+    found.sort(key=lambda item: (item[0].line, item[0].column))
+    return found
+
+
+def _resolved(place: MarkdownPlace, where: SourceRange, written: str, path: str) -> PathRef | None:
+    path = os.path.normpath(path)
+    if not os.path.isfile(path):
+        return None
+    relative = os.path.relpath(path, place.root)
+    inside = not (relative == ".." or relative.startswith(".." + os.sep))
+    shown = relative.replace(os.sep, "/") if inside else None
+    return PathRef(where, written, path, shown)
+
+
+def path_refs(snapshot: Snapshot) -> list[PathRef]:
+    """Every path in the document naming an existing file (one ``stat`` each: call it
+    off the event loop)."""
+    place = markdown_place(snapshot)
+    if place is None:
+        return []
+    found = []
+    for where, written, path in _candidates(snapshot, place):
+        ref = _resolved(place, where, written, path)
+        if ref is not None:
+            found.append(ref)
+    return found
+
+
+def path_ref_at(snapshot: Snapshot, line: int, column: int) -> PathRef | None:
+    """The path under (line, column) when it names an existing file."""
+    place = markdown_place(snapshot)
+    if place is None:
+        return None
+    for where, written, path in _candidates(snapshot, place):
+        if where.line == line and where.column <= column <= where.end_column:
+            return _resolved(place, where, written, path)
+    return None
+
+
+# -- LSP answers ------------------------------------------------------------------------
+
+
+def document_links(snapshot: Snapshot, tooltips: bool = False) -> list[types.DocumentLink] | None:
+    """``textDocument/documentLink`` for a skill markdown document (None for others);
+    with ``tooltips`` (when the client shows them) each names its file."""
+    if markdown_place(snapshot) is None:
+        return None
+    return [
+        types.DocumentLink(
+            range=snapshot.map.range(ref.range),
+            target=from_fs_path(ref.path) or ref.path,
+            tooltip=(ref.relative or ref.path) if tooltips else None,
+        )
+        for ref in path_refs(snapshot)
+    ]
+
+
+def definition(snapshot: Snapshot, line: int, column: int) -> list[types.Location] | None:
+    """Go-to-definition on a path: the file it names (None when there is none)."""
+    ref = path_ref_at(snapshot, line, column)
+    if ref is None:
+        return None
+    start = types.Position(0, 0)
+    return [
+        types.Location(
+            uri=from_fs_path(ref.path) or ref.path, range=types.Range(start=start, end=start)
+        )
+    ]
+
+
+def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
+    """Files of the folder being typed: inside a link target (``](…``, relative to the
+    document) or after ``references/``, ``scripts/``, ``assets/`` (relative to the skill).
+    None when the cursor is in neither."""
+    place = markdown_place(snapshot)
+    if place is None or line < place.body_start or not 0 <= line < len(snapshot.lines):
+        return None
+    text = snapshot.lines[line]
+    before = text[:column]
+    in_code = line in scan_of(snapshot, place).code_lines
+    link = None if in_code else _LINK_TARGET.search(before)
+    if link is not None:
+        typed = link.group("typed")
+        if typed.startswith(("#", "/", "~")) or ":" in typed:
+            return None
+        base = place.base
+        if typed.startswith("{baseDir}/"):
+            base, typed = place.root, typed[len("{baseDir}/") :]
+    else:
+        mention = _FOLDER_PATH.search(before)
+        if mention is None:
+            return None
+        typed = mention.group("typed").removeprefix("./")
+        base = place.root
+    folder_part, _, stem = typed.rpartition("/")
+    folder = os.path.normpath(os.path.join(base, folder_part))
+    if link is None and os.path.relpath(folder, place.root).startswith(os.pardir):
+        return []  # a skill-relative path that climbs out of the skill names no file of it
+    start = column - len(stem)
+    tail = _SEGMENT_END.match(text, column)
+    end = tail.end() if tail is not None else column
+    where = SourceRange(line, start, line, end)
+    return _folder_items(snapshot, folder, where, typed[: len(typed) - len(stem)])
+
+
+def _folder_items(snapshot: Snapshot, folder: str, where: SourceRange, prefix: str) -> list:
+    from skillkit_core.manifest.folder import SKIPPED_FOLDERS
+
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)[:MAX_ENTRIES]
+    except OSError:
+        return []
+    own = os.path.normcase(snapshot.path or "")
+    items = []
+    for entry in entries:
+        if entry.name.startswith(".") or os.path.normcase(entry.path) == own:
+            continue
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            continue
+        if is_folder and entry.name in SKIPPED_FOLDERS:
+            continue
+        label = entry.name + ("/" if is_folder else "")
+        kind = types.CompletionItemKind.Folder if is_folder else types.CompletionItemKind.File
+        items.append(
+            types.CompletionItem(
+                label=label,
+                kind=kind,
+                detail=prefix + label,
+                # Files first, then folders, each alphabetically.
+                sort_text=f"{1 if is_folder else 0}{entry.name}",
+                filter_text=label,
+                text_edit=types.TextEdit(range=snapshot.map.range(where), new_text=label),
+            )
+        )
+    return items
+
+
+def is_script(relative: str) -> bool:
+    """Whether a skill-relative path is a script: under ``scripts/`` or with a script
+    extension the core knows."""
+    from skillkit_core.manifest.scripts import extension_family
+
+    return relative.startswith("scripts/") or extension_family(relative) is not None
+
+
+def script_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
+    """Markdown for a script path under the cursor: the interpreter its shebang names
+    (or its extension implies) and its first lines. None for anything else."""
+    ref = path_ref_at(snapshot, line, column)
+    if ref is None or ref.relative is None or not is_script(ref.relative):
+        return None
+    try:
+        with open(ref.path, "rb") as stream:
+            head = stream.read(_SCRIPT_HEAD_BYTES)
+    except OSError:
+        return None
+    if b"\x00" in head:
+        return f"**`{ref.relative}`** · a binary file"
+    text = head.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    return describe_script(ref.relative, lines, more=len(head) == _SCRIPT_HEAD_BYTES)
+
+
+def describe_script(relative: str, lines: list[str], *, more: bool = False) -> str:
+    """The hover text of a script from its name and first lines."""
+    from skill_lsp.features.hover import fenced
+    from skillkit_core.manifest.scripts import (
+        default_shebang,
+        extension_family,
+        interpreter,
+        interpreter_family,
+    )
+
+    name = relative.rsplit("/", 1)[-1]
+    first = lines[0] if lines else ""
+    program = interpreter(first)
+    implied = extension_family(name)
+    if program is not None:
+        family = interpreter_family(program)
+        runs = f"Runs with `{program}`" + (f" ({family})" if family else "")
+        runs += f", from its shebang `{first.strip()}`."
+    elif implied is not None:
+        family = implied
+        shebang = default_shebang(name)
+        runs = f"No shebang: the extension implies {implied}"
+        runs += f" (`{shebang}`)." if shebang else "."
+    else:
+        family = None
+        runs = "No shebang, and the extension implies no interpreter."
+    shown = lines[:SCRIPT_LINES]
+    tail = "\n…" if more or len(lines) > SCRIPT_LINES else ""
+    language = {"shell": "sh", "r": "r"}.get(family or "", family or "")
+    preview = fenced("\n".join(shown) + tail, language) if shown else "*(empty file)*"
+    return f"**`{relative}`** · script\n\n{runs}\n\n{preview}"
+
+
+def reference_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
+    """A hover for a path in a reference file: a script's interpreter and first lines,
+    or another file's first lines (as SKILL.md's hover shows them)."""
+    found = script_hover(snapshot, line, column)
+    if found is not None:
+        return found
+    ref = path_ref_at(snapshot, line, column)
+    place = markdown_place(snapshot)
+    if ref is None or ref.relative is None or place is None:
+        return None
+    from skill_lsp.features.hover import file_preview
+
+    return file_preview(place.root, ref.relative)
+
+
+def is_skill_markdown(snapshot: Any) -> bool:
+    """Whether a document is a reference markdown file of a skill (SKILL.md aside)."""
+    return snapshot.kind == DocumentKind.OTHER and markdown_place(snapshot) is not None

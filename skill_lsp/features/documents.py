@@ -39,6 +39,7 @@ def register(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Any, params: types.DidSaveTextDocumentParams) -> None:
+        _skills_changed(ls)
         snapshot = ls.documents.get(params.text_document.uri)
         if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
             return
@@ -55,6 +56,7 @@ def register(server: Any) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched_files(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
+        _skills_changed(ls)
         ls.semantic.clear_cache()
         for change in params.changes:
             path = to_fs_path(change.uri)
@@ -65,3 +67,10 @@ def register(server: Any) -> None:
             if snapshot.kind == DocumentKind.SKILL_MD:
                 snapshot._cache.pop("manifest", None)
                 ls.diagnostics.changed(snapshot.uri)
+
+
+def _skills_changed(ls: Any) -> None:
+    """Skill folders may have come, gone or moved: the skill index walks again."""
+    from skill_lsp.skill_index import skill_index
+
+    skill_index(ls).invalidate()

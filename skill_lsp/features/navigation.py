@@ -1,4 +1,6 @@
 """Step navigation from the syntax index: definition, references, highlights, rename.
+In markdown (SKILL.md and reference files) the same requests treat skills as symbols
+(:mod:`skill_lsp.skill_md_symbols`).
 
 Any string that names a step (``entry=``, ``next=``, ``branch(...)``, ``on_max_visits=``,
 literals a ``next`` function returns, ``ctx.store.steps[...]`` and friends, and the
@@ -26,10 +28,15 @@ def register(server: Any) -> None:
     """Declare definition, references, highlights, prepareRename and rename."""
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: Any, params: types.DefinitionParams) -> list[types.Location] | None:
+    async def definition(ls: Any, params: types.DefinitionParams) -> list[types.Location] | None:
         paths = _path_definition(ls, params)
         if paths is not None:
             return paths
+        markdown, line, column = _markdown_at(ls, params)
+        if markdown is not None:
+            from skill_lsp import skill_md_symbols
+
+            return await skill_md_symbols.definition(ls, markdown, line, column)
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None
@@ -43,7 +50,13 @@ def register(server: Any) -> None:
         return [types.Location(uri=snapshot.uri, range=snapshot.map.range(target))]
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: Any, params: types.ReferenceParams) -> list[types.Location] | None:
+    async def references(ls: Any, params: types.ReferenceParams) -> list[types.Location] | None:
+        markdown, line, column = _markdown_at(ls, params)
+        if markdown is not None:
+            from skill_lsp import skill_md_symbols
+
+            include = params.context.include_declaration
+            return await skill_md_symbols.references(ls, markdown, line, column, include)
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None
@@ -78,7 +91,12 @@ def register(server: Any) -> None:
         ]
 
     @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    def rename(ls: Any, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    async def rename(ls: Any, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        markdown, line, column = _markdown_at(ls, params)
+        if markdown is not None:
+            from skill_lsp import skill_md_symbols
+
+            return await skill_md_symbols.rename(ls, markdown, line, column, params.new_name)
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None
@@ -96,9 +114,14 @@ def register(server: Any) -> None:
         return types.WorkspaceEdit(changes={snapshot.uri: edits})
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    def prepare_rename(
+    async def prepare_rename(
         ls: Any, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
+        markdown, line, column = _markdown_at(ls, params)
+        if markdown is not None:
+            from skill_lsp import skill_md_symbols
+
+            return await skill_md_symbols.prepare_rename(ls, markdown, line, column)
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None
@@ -119,6 +142,18 @@ def _path_definition(ls: Any, params: Any) -> list[types.Location] | None:
 
     line, column = snapshot.map.code_point(params.position)
     return definition(snapshot, line, column)
+
+
+def _markdown_at(ls: Any, params: Any) -> tuple[Snapshot | None, int, int]:
+    """A SKILL.md or other markdown document (skills are symbols there:
+    :mod:`skill_lsp.skill_md_symbols`), and the cursor in code points."""
+    snapshot = ls.documents.get(params.text_document.uri)
+    if snapshot is None or snapshot.kind == DocumentKind.PYTHON:
+        return None, 0, 0
+    if snapshot.kind != DocumentKind.SKILL_MD and not (snapshot.path or "").endswith(".md"):
+        return None, 0, 0
+    line, column = snapshot.map.code_point(params.position)
+    return snapshot, line, column
 
 
 def _python_at(ls: Any, params: Any) -> tuple[Snapshot | None, int, int]:

@@ -1,0 +1,205 @@
+"""Skills as symbols in markdown: go to a skill from ``/name`` or from its name in another
+skill, find every place naming it, and rename it (its ``name:``, its folder, and every
+place naming it) in one workspace edit.
+
+Where a text names a skill is the core's :func:`find_skill_names`; which skills exist is
+the workspace's :mod:`skill_lsp.skill_index`. The name rules a new name must follow are
+the core's (:func:`skillkit_core.manifest.spec.name_problems`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from skill_lsp.index import Snapshot
+from skill_lsp.rpc import RequestFailed
+from skill_lsp.skill_index import IndexedFile, IndexView, current_view
+from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.skill_names import find_skill_names
+
+DEFINITION = "definition"
+
+
+class Occurrence(NamedTuple):
+    """One place naming a skill: the file, the name's range, and how it names it
+    (``definition`` for the ``name:`` value, else the core's slash/path/word)."""
+
+    file: IndexedFile
+    range: SourceRange
+    kind: str
+
+
+def _target_at(
+    view: IndexView, snapshot: Snapshot, line: int, column: int
+) -> tuple[str, SourceRange] | None:
+    """The skill name under the cursor and its range: a ``name:`` value, ``/name``, a
+    path through a skill folder or a plain mention."""
+    from skillkit_core.source.query import contains
+
+    for skill in view.skills:
+        own = skill.skill_md.path == snapshot.path and skill.name_range is not None
+        if own and contains(skill.name_range, line, column):
+            return skill.name, skill.name_range
+    text = snapshot.lines[line] if 0 <= line < len(snapshot.lines) else ""
+    for mention in find_skill_names(text, view.names):
+        where = mention.range
+        if where.column <= column <= where.end_column:
+            return mention.name, SourceRange(line, where.column, line, where.end_column)
+    return None
+
+
+def occurrences(view: IndexView, name: str) -> list[Occurrence]:
+    """Every place of the workspace naming skill ``name``, declarations first."""
+    declared = {
+        (skill.skill_md.path, skill.name_range)
+        for skill in view.named(name)
+        if skill.name_range is not None
+    }
+    found: list[Occurrence] = [
+        Occurrence(skill.skill_md, skill.name_range, DEFINITION)
+        for skill in view.named(name)
+        if skill.name_range is not None
+    ]
+    for item in view.files:
+        if name not in item.text:
+            continue
+        for mention in find_skill_names(item.text, (name,)):
+            if (item.path, mention.range) not in declared:
+                found.append(Occurrence(item, mention.range, mention.kind))
+    return found
+
+
+def _location(ls: Any, item: IndexedFile, where: SourceRange) -> types.Location:
+    return types.Location(uri=item.uri, range=item.line_map(ls.documents.codec).range(where))
+
+
+async def definition(
+    ls: Any, snapshot: Snapshot, line: int, column: int
+) -> list[types.Location] | None:
+    """The SKILL.md (its ``name:`` value, else its first line) of the skill named here."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        return None
+    found = []
+    for skill in view.named(target[0]):
+        where = skill.name_range or SourceRange(0, 0, 0, 0)
+        found.append(_location(ls, skill.skill_md, where))
+    return found or None
+
+
+async def references(
+    ls: Any, snapshot: Snapshot, line: int, column: int, include_declaration: bool
+) -> list[types.Location] | None:
+    """Every place naming the skill named here (its ``name:`` when asked for)."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        return None
+    return [
+        _location(ls, found.file, found.range)
+        for found in occurrences(view, target[0])
+        if include_declaration or found.kind != DEFINITION
+    ]
+
+
+async def prepare_rename(
+    ls: Any, snapshot: Snapshot, line: int, column: int
+) -> types.PrepareRenamePlaceholder | None:
+    """The name under the cursor, when it names a known skill."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        return None
+    return types.PrepareRenamePlaceholder(
+        range=snapshot.map.range(target[1]), placeholder=target[0]
+    )
+
+
+def _can_rename_files(ls: Any) -> bool:
+    operations = get_capability(
+        ls.client_capabilities, "workspace.workspace_edit.resource_operations", None
+    )
+    return bool(operations) and types.ResourceOperationKind.Rename in operations
+
+
+def rename_problem(view: IndexView, name: str, new_name: str) -> str | None:
+    """Why skill ``name`` cannot be renamed ``new_name`` (None when it can)."""
+    from skillkit_core.manifest.spec import name_problems, normalized
+
+    problems = name_problems(new_name)
+    if new_name != normalized(new_name):
+        problems.insert(0, "name must not have surrounding spaces")
+    if problems:
+        return f"'{new_name}' is not a valid skill name: " + "; ".join(problems)
+    skills = view.named(name)
+    if len(skills) > 1:
+        folders = ", ".join(skill.folder for skill in skills)
+        return f"{len(skills)} skills are named '{name}' ({folders}); rename one by hand first"
+    taken = [skill for skill in view.named(new_name) if skill not in skills]
+    if taken:
+        return f"a skill named '{new_name}' already exists: {taken[0].skill_md.path}"
+    for skill in skills:
+        destination = os.path.join(os.path.dirname(skill.folder), new_name)
+        if os.path.basename(skill.folder) != new_name and os.path.lexists(destination):
+            return f"the folder {destination} already exists"
+    return None
+
+
+async def rename(
+    ls: Any, snapshot: Snapshot, line: int, column: int, new_name: str
+) -> types.WorkspaceEdit:
+    """The edit renaming the skill named here: every place naming it, then its folder.
+
+    Refused (an error, nothing changed) when the client cannot rename files (the folder
+    would no longer match the name), when ``new_name`` breaks the specification's name
+    rules or is taken, or when the folder's new name exists already."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        raise RequestFailed("there is no skill name here to rename")
+    name = target[0]
+    if not _can_rename_files(ls):
+        raise RequestFailed(
+            "renaming a skill renames its folder, and this editor does not apply file "
+            "renames in workspace edits (workspace.workspaceEdit.resourceOperations lacks "
+            "'rename'); rename the folder and the 'name:' key together by hand"
+        )
+    problem = rename_problem(view, name, new_name)
+    if problem:
+        raise JsonRpcInvalidParams(problem)
+    by_file: dict[str, tuple[IndexedFile, list[types.TextEdit]]] = {}
+    codec = ls.documents.codec
+    for found in occurrences(view, name):
+        item = found.file
+        entry = by_file.setdefault(item.path, (item, []))
+        entry[1].append(
+            types.TextEdit(range=item.line_map(codec).range(found.range), new_text=new_name)
+        )
+    changes: list[Any] = [
+        types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(
+                uri=item.uri, version=item.version
+            ),
+            edits=edits,
+        )
+        for item, edits in by_file.values()
+    ]
+    for skill in view.named(name):
+        if os.path.basename(skill.folder) == new_name:
+            continue
+        destination = os.path.join(os.path.dirname(skill.folder), new_name)
+        changes.append(
+            types.RenameFile(
+                old_uri=from_fs_path(skill.folder) or skill.folder,
+                new_uri=from_fs_path(destination) or destination,
+                options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
+            )
+        )
+    return types.WorkspaceEdit(document_changes=changes)

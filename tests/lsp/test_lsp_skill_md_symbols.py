@@ -1,0 +1,167 @@
+"""Skills as symbols across the workspace: definition from ``/name`` and from a skill's
+name in another skill or reference file, and every reference to a skill."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.lsp.support import LINKED_SKILLS, open_file, position, replace_all, uri_of
+
+WORKSPACE = LINKED_SKILLS
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# (file, text before the name, how far the name starts after that text's start)
+PDF_TOOLS_PLACES = (
+    ("pdf-tools/SKILL.md", "name: pdf-tools", 6),
+    ("release-notes/SKILL.md", "/pdf-tools", 1),
+    ("report-writer/SKILL.md", "after pdf-tools", 6),
+    ("report-writer/SKILL.md", "/pdf-tools", 1),
+    ("report-writer/references/outline.md", "[pdf-tools]", 1),
+    ("report-writer/references/outline.md", "../pdf-tools/", 3),
+)
+REPORT_WRITER_PLACES = (
+    ("report-writer/SKILL.md", "name: report-writer", 6),
+    ("pdf-tools/SKILL.md", "/report-writer", 1),
+    ("release-notes/SKILL.md", "/report-writer", 1),
+)
+
+
+def _doc(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+def _place(client: LanguageClient, relative: str, needle: str, shift: int, length: int) -> tuple:
+    """(uri, line, start, end) of a name in a workspace file, in the client's units."""
+    text = (client.root / relative).read_text(encoding="utf-8")
+    start = position(text, needle, client.encoding, shift=shift)
+    end = position(text, needle, client.encoding, shift=shift + length)
+    return uri_of(client.root / relative), start.line, start.character, end.character
+
+
+def _places(client: LanguageClient, name: str, places: tuple) -> set[tuple]:
+    return {_place(client, rel, needle, shift, len(name)) for rel, needle, shift in places}
+
+
+def _found(locations: list[types.Location] | None) -> set[tuple]:
+    return {
+        (item.uri, item.range.start.line, item.range.start.character, item.range.end.character)
+        for item in locations or ()
+        if item.range.start.line == item.range.end.line
+    }
+
+
+async def _definition(client: LanguageClient, relative: str, needle: str, shift: int) -> set:
+    path = client.root / relative
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=_doc(uri), position=position(text, needle, client.encoding, shift=shift)
+        )
+    )
+    return _found(found)
+
+
+async def test_definition_from_a_slash_invocation(client: LanguageClient) -> None:
+    found = await _definition(client, "report-writer/SKILL.md", "/pdf-tools", 4)
+    assert found == {_place(client, "pdf-tools/SKILL.md", "name: pdf-tools", 6, 9)}
+    in_code = await _definition(client, "pdf-tools/SKILL.md", "`/report-writer`", 2)
+    assert in_code == {_place(client, "report-writer/SKILL.md", "name: report-writer", 6, 13)}
+
+
+async def test_definition_from_a_plain_mention_and_from_a_reference_file(
+    client: LanguageClient,
+) -> None:
+    found = await _definition(client, "report-writer/SKILL.md", "the release-notes skill", 4)
+    assert found == {_place(client, "release-notes/SKILL.md", "name: release-notes", 6, 13)}
+    from_reference = await _definition(
+        client, "report-writer/references/outline.md", "[pdf-tools]", 5
+    )
+    assert from_reference == {_place(client, "pdf-tools/SKILL.md", "name: pdf-tools", 6, 9)}
+
+
+async def test_no_definition_away_from_skill_names(client: LanguageClient) -> None:
+    assert not await _definition(client, "report-writer/SKILL.md", "# Report writer", 3)
+
+
+async def test_references_list_every_place_naming_the_skill(client: LanguageClient) -> None:
+    path = client.root / "pdf-tools" / "SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text)
+    at = position(text, "name: pdf-tools", client.encoding, shift=8)
+    for include in (True, False):
+        found = await client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=_doc(uri),
+                position=at,
+                context=types.ReferenceContext(include_declaration=include),
+            )
+        )
+        expected = _places(client, "pdf-tools", PDF_TOOLS_PLACES[0 if include else 1 :])
+        assert found is not None and len(found) == len(expected)
+        assert _found(found) == expected
+
+
+async def test_references_read_unsaved_text(client: LanguageClient) -> None:
+    path = client.root / "release-notes" / "SKILL.md"
+    saved = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, saved)
+    replace_all(client, uri, saved + "Finally ask /report-writer again.\n", 2)
+    pdf = client.root / "pdf-tools" / "SKILL.md"
+    pdf_text = pdf.read_text(encoding="utf-8")
+    pdf_uri = open_file(client, pdf, pdf_text)
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=_doc(pdf_uri),
+            position=position(pdf_text, "/report-writer", client.encoding, shift=3),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    expected = _places(client, "report-writer", REPORT_WRITER_PLACES)
+    last_line = len(saved.split("\n")) - 1
+    expected.add((uri, last_line, 13, 26))
+    assert _found(found) == expected
+    replace_all(client, uri, saved, 3)
+
+
+async def test_a_skill_added_on_disk_counts_after_the_watched_files_notice(
+    client: LanguageClient,
+) -> None:
+    folder: Path = client.root / "invoice-check"
+    folder.mkdir()
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(
+        "---\nname: invoice-check\ndescription: Check invoices. Use for invoices.\n---\n"
+        "Extract with /pdf-tools.\n",
+        encoding="utf-8",
+    )
+
+    def notify(kind: types.FileChangeType) -> None:
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=uri_of(skill_md), type=kind)]
+            )
+        )
+
+    try:
+        notify(types.FileChangeType.Created)
+        found = await _definition(client, "release-notes/SKILL.md", "/pdf-tools", 1)
+        assert found == {_place(client, "pdf-tools/SKILL.md", "name: pdf-tools", 6, 9)}
+        path = client.root / "pdf-tools" / "SKILL.md"
+        text = path.read_text(encoding="utf-8")
+        refs = await client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=_doc(open_file(client, path, text)),
+                position=position(text, "name: pdf-tools", client.encoding, shift=8),
+                context=types.ReferenceContext(include_declaration=False),
+            )
+        )
+        assert (uri_of(skill_md), 4, 14, 23) in _found(refs)
+    finally:
+        shutil.rmtree(folder)
+        notify(types.FileChangeType.Deleted)

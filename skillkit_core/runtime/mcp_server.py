@@ -6,16 +6,16 @@ What a client sees:
 - tools ``skills_load``, ``skills_unload``, ``skills_read``, ``skills_run_script``: the
   runtime seed's ``skills.load``, ``skills.unload``, ``skills.read`` and
   ``skills.run_script`` (dots become underscores; see :mod:`skillkit_core.runtime.tools`).
-- resources: ``skills://active`` (the ``<active_skills>`` block of the loaded skills) and
-  each loaded skill's ``skill://<skill-path>/SKILL.md``; prompts: ``active_skills`` and one
-  per loaded skill, named after it. Hosts that support resources or prompts inject
-  ``<active_skills>`` from these; the lists change with every load and unload (announced
-  with list-changed notifications).
+- resources: ``skills://active`` (the ``<active_skills>`` block of the loaded skills), then
+  every served skill's ``skill://<skill-path>/SKILL.md``, loaded or not, paged; prompts:
+  ``active_skills`` and one per loaded skill, named after it. Hosts that support resources
+  or prompts inject ``<active_skills>`` from these; the prompt list changes with every load
+  and unload (announced with a list-changed notification).
 - the MCP skills extension (``io.modelcontextprotocol/skills``, see
   :mod:`skillkit_core.runtime.skills_extension`): ``skills/list``, ``skills/get``,
   ``resources/directory/read``, and ``resources/read`` of every file of every served skill
   as ``skill://<skill-path>/<file-path>``, loaded or not (``resources/templates/list``
-  gives the URI templates).
+  gives the URI templates), declared in ``initialize`` and ``server/discover`` answers.
 
 State is per connection: the server's lifespan runs once per connection and creates that
 connection's :class:`RuntimeSession`. The registry is discovered once, at start.
@@ -50,9 +50,9 @@ from skillkit_core.runtime.skills_extension import (
     SCHEME,
     SkillsExtension,
     install,
-    list_resource,
     read_contents,
     resource_templates,
+    resources_page,
 )
 from skillkit_core.runtime.tools import ToolOutcome, call_tool, tool_specs
 
@@ -107,18 +107,21 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
             await _announce_changes(ctx)
         return _tool_result(outcome)
 
-    async def list_resources(ctx: Context, params: Any) -> types.ListResourcesResult:
-        session = ctx.lifespan_context
-        resources = [
-            types.Resource(
-                uri=ACTIVE_URI,
-                name=ACTIVE_PROMPT,
-                description="SKILL.md instructions of the loaded skills, in load order",
-                mime_type="text/plain",
-            ),
-            *(list_resource(record) for record in session.active),
-        ]
-        return types.ListResourcesResult(resources=resources)
+    active_resource = types.Resource(
+        uri=ACTIVE_URI,
+        name=ACTIVE_PROMPT,
+        description="SKILL.md instructions of the loaded skills, in load order",
+        mime_type="text/plain",
+    )
+
+    async def list_resources(
+        ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        resources, next_cursor = resources_page(
+            registry, cursor, config.page_size, leading=(active_resource,)
+        )
+        return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
 
     async def list_resource_templates(
         ctx: Context, params: Any
@@ -183,10 +186,9 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
 
 
 def initialization_options(server: Server[RuntimeSession]) -> Any:
-    """Initialization options advertising list-changed for resources and prompts."""
-    return server.create_initialization_options(
-        NotificationOptions(resources_changed=True, prompts_changed=True)
-    )
+    """Initialization options advertising list-changed for prompts (the resource list is
+    fixed: every skill, loaded or not)."""
+    return server.create_initialization_options(NotificationOptions(prompts_changed=True))
 
 
 async def serve_stdio(config: RuntimeConfig) -> None:
@@ -316,11 +318,11 @@ def _error_result(error: SkillkitError) -> types.CallToolResult:
 
 
 async def _announce_changes(ctx: Context) -> None:
-    """Tell the client the resource and prompt lists changed (handshake-era clients only:
-    2026-07-28 clients receive these only through subscriptions, which we do not serve)."""
+    """Tell the client the prompt list changed (handshake-era clients only: 2026-07-28
+    clients receive this only through subscriptions, which we do not serve). The resource
+    list does not change: it holds every skill, loaded or not."""
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return
-    await ctx.session.send_resource_list_changed()
     await ctx.session.send_prompt_list_changed()
 
 

@@ -2,19 +2,27 @@
 
 A root is either a skill folder itself (it holds a ``SKILL.md``) or a folder whose
 sub-folders, down to ``max_depth`` levels, hold skills. The walk is breadth-first in sorted
-order, never descends into a skill folder (its ``assets/`` may contain example SKILL.md
-files), skips hidden folders, ``node_modules`` and ``__pycache__``, follows a symlinked folder
-only while it stays inside the root's real path (once: a cycle is walked only once), and
-reads each SKILL.md with the manifest module. A SKILL.md that is a symlink leading out of
-the root is not served either: the skill's folder, whose scripts may run, would lie outside
-what the operator named.
+order, stops at a skill folder, skips hidden folders, ``node_modules`` and ``__pycache__``,
+follows a symlinked folder only while it stays inside the root's real path (once: a cycle
+is walked only once), and reads each SKILL.md with the manifest module. A SKILL.md that is
+a symlink leading out of the root is not served either: the skill's folder, whose scripts
+may run, would lie outside what the operator named.
+
+Skills nest (SEP-2640, "Nested skills"): once the roots are walked, each served skill's
+folder is searched the same way, down to ``max_depth`` levels below it, for skills of its
+own, except in its ``scripts/``, ``references/`` and ``assets/`` (an example SKILL.md in
+``assets/`` is material, not a skill). A nested skill's folder must carry its name; its
+skill path is the enclosing skill's, then the folders down to it. It is a skill like any
+other (the tools serve it by name unless the name is taken), while its files stay files of
+the enclosing skill too.
 
 Problems never stop discovery: a SKILL.md the manifest parser finds a problem in, one that
-fails the linter's serving rules (:data:`SERVING_RULES`), or a name already taken by an
-earlier root is skipped and reported as a :class:`RegistryWarning` naming the file and the
-problem. A skill whose name is taken but whose skill path (see :class:`SkillRecord`) is
-not, such as ``acme/billing/refunds`` beside ``acme/support/refunds``, is kept as a
-homonym: the tools, which name skills, do not serve it, the MCP skills extension does.
+fails the linter's serving rules (:data:`SERVING_RULES`), or a skill path already taken (the
+same folders under two roots) is skipped and reported as a :class:`RegistryWarning` naming
+the file and the problem; the earlier root wins. A skill whose name is taken but whose
+skill path (see :class:`SkillRecord`) is not, such as ``acme/billing/refunds`` beside
+``acme/support/refunds``, is kept as a homonym: the tools, which name skills, do not serve
+it, the MCP skills extension does.
 """
 
 from __future__ import annotations
@@ -40,6 +48,10 @@ DEFAULT_MAX_DEPTH = 3
 # Lint rules whose errors make a skill unservable (ids of skillkit_core.lint.registry).
 SERVING_RULES = ("required-field", "name-format", "description-length")
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+# The Agent Skills spec's folders for a skill's scripts, documentation and static files: a
+# SKILL.md in them is the skill's own material (a template in assets/), not a skill it
+# publishes. It stays a file of the skill, and skills/get still answers for it.
+_MATERIAL_FOLDERS = frozenset({"scripts", "references", "assets"})
 # An unknown-skill error lists at most this many available names.
 _LISTED_MAX = 20
 
@@ -194,57 +206,108 @@ class Registry:
 
 
 def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX_DEPTH) -> Registry:
-    """Build a :class:`Registry` from ``roots`` (earlier roots win name clashes).
+    """Build a :class:`Registry` from ``roots`` (earlier roots win clashes).
 
-    Raises :class:`RegistryError` only for a root that cannot be used at all (missing, or
-    neither a folder nor a SKILL.md file); everything else becomes a warning.
+    The skills found walking the roots come first, in root order; then the nested skills
+    (see :func:`_nested_folders`), so that a nested skill never takes a name or a skill
+    path from a skill a root holds at its top. Raises :class:`RegistryError` only for a
+    root that cannot be used at all (missing, or neither a folder nor a SKILL.md file);
+    everything else becomes a warning.
     """
     if max_depth < 0:
         raise RegistryError(f"the discovery depth must be 0 or more, not {max_depth}")
-    records: dict[str, SkillRecord] = {}
-    warnings: list[RegistryWarning] = []
-    seen_files: set[Path] = set()
-    # A skill whose name an earlier one took is still served by the MCP skills extension
-    # (a homonym) when its skill path differs; only the tools serve skills by name.
-    homonyms: list[SkillRecord] = []
-    paths: set[tuple[str, ...]] = set()
+    found = _Discovery()
     for root in roots:
         root_path = _root_folder(Path(root))
-        for folder in _walk(root_path, max_depth, warnings):
+        for folder in _walk(root_path, max_depth, found.warnings):
             outcome = read_record(folder, root_path)
             if isinstance(outcome, RegistryWarning):
-                warnings.append(outcome)
+                found.warnings.append(outcome)
                 continue
-            if outcome.location in seen_files:
+            if found.knows(outcome):
                 continue  # the same skill reached again through overlapping roots
-            seen_files.add(outcome.location)
-            _note_folder_name(folder, outcome, warnings)
-            outcome = dataclasses.replace(
-                outcome, skill_path=_skill_path(folder, root_path, outcome)
-            )
-            earlier = records.get(outcome.name)
-            if earlier is not None:
-                taken = f"skill name '{outcome.name}' is already taken by {earlier.location}"
-                if outcome.skill_path in paths:
-                    warnings.append(
-                        RegistryWarning(
-                            str(outcome.location), f"skipped: {taken} (earlier roots win)"
-                        )
-                    )
-                    continue
-                paths.add(outcome.skill_path)
-                homonyms.append(outcome)
-                warnings.append(
+            _note_folder_name(folder, outcome, found.warnings)
+            found.add(outcome, _skill_path(folder, root_path, outcome))
+    # Breadth-first over the served skills, nested ones included: a skill nested in a
+    # nested skill is found when its enclosing one is searched.
+    searched = 0
+    while searched < len(found.served):
+        enclosing = found.served[searched]
+        searched += 1
+        for folder in _nested_folders(enclosing, max_depth, found.warnings):
+            outcome = read_record(folder, enclosing.root_dir)
+            if isinstance(outcome, RegistryWarning):
+                found.warnings.append(outcome)
+                continue
+            if found.knows(outcome):
+                continue  # also under a root of its own, found there first
+            if outcome.name != folder.name:
+                # SEP-2640, Nested skills: a nested skill's folder name is its name, the
+                # last segment of its skill path.
+                found.warnings.append(
                     RegistryWarning(
                         str(outcome.location),
-                        f"{taken}, so the tools do not serve it; the MCP skills extension "
-                        f"serves it as skill://{'/'.join(outcome.skill_path)}/SKILL.md",
+                        f"skipped: a nested skill's folder must be named after it, and "
+                        f"'{folder.name}' declares name '{outcome.name}'",
                     )
                 )
                 continue
-            paths.add(outcome.skill_path)
-            records[outcome.name] = outcome
-    return Registry(tuple(records.values()), tuple(warnings), tuple(homonyms))
+            relative = folder.relative_to(enclosing.root_dir).parts
+            found.add(outcome, enclosing.skill_path + relative)
+    return Registry(tuple(found.records.values()), tuple(found.warnings), tuple(found.homonyms))
+
+
+class _Discovery:
+    """What discovery has found so far, and the rules for adding a skill to it."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, SkillRecord] = {}
+        self.homonyms: list[SkillRecord] = []
+        self.served: list[SkillRecord] = []
+        self.warnings: list[RegistryWarning] = []
+        self._files: set[Path] = set()
+        self._paths: dict[tuple[str, ...], SkillRecord] = {}
+
+    def knows(self, record: SkillRecord) -> bool:
+        """Whether ``record``'s SKILL.md was added already (or dropped for a clash)."""
+        return record.location in self._files
+
+    def add(self, record: SkillRecord, skill_path: tuple[str, ...]) -> None:
+        """Add ``record`` at ``skill_path``, unless its SKILL.md or its path is taken.
+
+        A skill path already served (the same folders under two roots, each holding a
+        skill of that name) goes to the earlier skill: the later one is dropped with a
+        warning, so a URI never changes meaning with the roots given after it. A name
+        taken at another path makes a homonym: the tools, which name skills, do not serve
+        it, the MCP skills extension does.
+        """
+        self._files.add(record.location)
+        record = dataclasses.replace(record, skill_path=skill_path)
+        uri = f"skill://{'/'.join(skill_path)}/SKILL.md"
+        owner = self._paths.get(skill_path)
+        if owner is not None:
+            self.warnings.append(
+                RegistryWarning(
+                    str(record.location),
+                    f"skipped: skill name '{record.name}' is already taken by "
+                    f"{owner.location} (earlier roots win), which is served as {uri}",
+                )
+            )
+            return
+        self._paths[skill_path] = record
+        self.served.append(record)
+        earlier = self.records.get(record.name)
+        if earlier is None:
+            self.records[record.name] = record
+            return
+        self.homonyms.append(record)
+        self.warnings.append(
+            RegistryWarning(
+                str(record.location),
+                f"skill name '{record.name}' is already taken by {earlier.location}, so the "
+                f"tools do not serve it; the MCP skills extension serves it as {uri}",
+            )
+        )
 
 
 def read_record(folder: Path, source_root: Path) -> SkillRecord | RegistryWarning:
@@ -346,7 +409,9 @@ def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterat
             queue.extend((child, depth + 1) for child in children)
 
 
-def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -> list[Path]:
+def _subfolders(
+    folder: Path, real_root: str, warnings: list[RegistryWarning], *, boundary: str = "the root"
+) -> list[Path]:
     try:
         entries = list(os.scandir(folder))
     except OSError as error:
@@ -363,7 +428,8 @@ def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -
                 target = os.path.realpath(entry.path)
                 warnings.append(
                     RegistryWarning(
-                        entry.path, f"not searched: the symlink leads to {target}, outside the root"
+                        entry.path,
+                        f"not searched: the symlink leads to {target}, outside {boundary}",
                     )
                 )
                 continue
@@ -371,6 +437,41 @@ def _subfolders(folder: Path, real_root: str, warnings: list[RegistryWarning]) -
         except OSError:
             continue  # a dangling or unreadable entry is simply not a skill folder
     return sorted(children)
+
+
+def _nested_folders(
+    enclosing: SkillRecord, max_depth: int, warnings: list[RegistryWarning]
+) -> Iterator[Path]:
+    """Folders below ``enclosing``'s folder, down to ``max_depth`` levels, that hold a
+    SKILL.md: the candidates for nested skills, breadth-first in sorted order.
+
+    The walk follows the discovery walk's rules inside the skill's real folder (hidden
+    folders, ``node_modules`` and ``__pycache__`` skipped, symlinks followed while they stay
+    inside the skill, each real folder once, no descent into a folder holding a SKILL.md)
+    and leaves out the skill's own material: its hidden names and the Agent Skills spec's
+    ``scripts/``, ``references/`` and ``assets/`` (:data:`_MATERIAL_FOLDERS`).
+    """
+    from skillkit_core.manifest.parse import find_skill_md
+
+    real_root = str(enclosing.root_dir)
+    left_out = _MATERIAL_FOLDERS | enclosing.hidden
+    where = f"skill '{enclosing.name}'"
+    top = _subfolders(enclosing.root_dir, real_root, warnings, boundary=where)
+    queue: deque[tuple[Path, int]] = deque(
+        (child, 1) for child in top if child.name not in left_out and max_depth >= 1
+    )
+    visited = {real_root}
+    while queue:
+        folder, depth = queue.popleft()
+        real = os.path.realpath(folder)
+        if real in visited:
+            continue
+        visited.add(real)
+        if find_skill_md(folder) is not None:
+            yield folder
+        elif depth < max_depth:
+            children = _subfolders(folder, real_root, warnings, boundary=where)
+            queue.extend((child, depth + 1) for child in children)
 
 
 def _skill_path(folder: Path, root: Path, record: SkillRecord) -> tuple[str, ...]:

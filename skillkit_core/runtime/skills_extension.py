@@ -9,11 +9,19 @@ bound with the SDK's :class:`~mcp.server.extension.MethodBinding`:
 - ``skills/list``: one entry per skill (the SKILL.md URI, the frontmatter as discovery read
   it, every file with the ``sha256:`` digest of its raw bytes), in discovery order, paged
   with an opaque cursor; a page holds whole entries.
+  Nested skills are entries of their own (the registry finds them, see
+  :mod:`skillkit_core.runtime.registry`), and their files are files of the enclosing
+  skill's entry too, as the SEP's completeness rule asks.
 - ``skills/get``: the entry of one skill by its SKILL.md URI, its SKILL.md read again so an
-  edited skill answers with its current frontmatter; also for a nested skill (a skill in
-  a folder of a served skill), which the listing leaves out.
+  edited skill answers with its current frontmatter; also for a nested skill the listing
+  leaves out (one in ``assets/``, or deeper than discovery looks).
 - ``resources/directory/read``: the direct children of a skill folder or of a folder inside
   it, folders as ``inode/directory``.
+
+Besides, :func:`resources_page` pages ``resources/list`` (every served skill's SKILL.md;
+the rest is reached through the templates of :func:`resource_templates` and directory
+reads), and :func:`install` declares the extension in ``initialize`` answers as well as in
+``server/discover`` ones.
 
 Nothing is scanned twice: entries come from the server's one :class:`Registry`, and digests
 from its :class:`~skillkit_core.runtime.registry.FileDigests` cache. Every path from a URI
@@ -49,6 +57,7 @@ SCHEME = "skill://"
 SKILL_MD = "SKILL.md"
 DIRECTORY_MIME = "inode/directory"
 DEFAULT_PAGE_SIZE = 50
+_SKILL_MD_ANNOTATIONS = types.Annotations(audience=["user", "assistant"], priority=0.8)
 
 
 class SkillsListParams(types.PaginatedRequestParams):
@@ -182,10 +191,10 @@ def list_page(
 def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
     """``skills/get``: the entry of the skill whose SKILL.md is at ``uri``, read afresh.
 
-    Besides the registry's skills this answers for a nested skill: a valid SKILL.md in a
-    folder below a served skill, whose folder name is its ``name`` (see
-    :func:`nested_record`). Nested skills are not listed: the listing is what the tools
-    serve too, and a SKILL.md below a skill may be an example in its ``assets/``.
+    Besides the registry's skills (nested ones included) this answers for any nested
+    skill discovery left out: a valid SKILL.md in a folder below a served skill, whose
+    folder name is its ``name`` (see :func:`nested_record`), such as an example in the
+    skill's ``assets/``.
     """
     target = parse_uri(registry, uri)
     if target.path == SKILL_MD:
@@ -276,13 +285,41 @@ def directory_page(
 
 
 def list_resource(record: SkillRecord) -> types.Resource:
-    """The SKILL.md resource of ``record`` with its name and description."""
+    """The SKILL.md resource of ``record`` with its name and description, annotated as the
+    working group's ``_meta`` keys note suggests (docs/skill-meta-keys.md, "Using
+    annotations"): for the user and the model, and a high priority, as a skill's entry
+    point."""
     return types.Resource(
         uri=skill_uri(record),
         name=record.name,
         description=record.description,
         mime_type="text/markdown",
+        annotations=_SKILL_MD_ANNOTATIONS,
     )
+
+
+def resources_page(
+    registry: Registry,
+    cursor: str | None,
+    page_size: int,
+    leading: Sequence[types.Resource] = (),
+) -> tuple[list[types.Resource], str | None]:
+    """One page of ``resources/list``: ``leading`` (the server's own resources), then the
+    SKILL.md of every served skill (:func:`list_resource`), in listing order.
+
+    Supporting files are not listed: a catalog of thousands of skills would list every file
+    of every one, while the SEP gives hosts the files of a skill through its entry, the
+    ``skill://`` templates and ``resources/directory/read``.
+    """
+    records = registry.served
+    total = len(leading) + len(records)
+    start = _offset(cursor, total)
+    end = min(start + page_size, total)
+    page = [
+        leading[n] if n < len(leading) else list_resource(records[n - len(leading)])
+        for n in range(start, end)
+    ]
+    return page, (_cursor(end) if end < total else None)
 
 
 def resource_templates() -> list[types.ResourceTemplate]:
@@ -370,6 +407,34 @@ def install(server: Any, extension: Extension) -> None:
             raise ValueError(f"{binding.method} already has a handler")
         server.add_request_handler(binding.method, binding.params_type, binding.handler)
     server.extensions[extension.identifier] = extension.settings()
+    if not any(isinstance(m, _DeclareInInitialize) for m in server.middleware):
+        server.middleware.append(_DeclareInInitialize(server.extensions))
+
+
+class _DeclareInInitialize:
+    """Server middleware adding ``capabilities.extensions`` to an ``initialize`` answer.
+
+    SEP-2640 ("Capability Declaration") has servers declare the extension "in their
+    ``initialize`` response", per SEP-2133. The SDK (2.3) puts the map only in
+    ``server/discover`` answers: its ``initialize`` result is validated against the
+    2025-11-25 schema, whose ``ServerCapabilities`` has no ``extensions`` field and drops
+    it. That schema calls the capabilities "not a closed set: any server can define its
+    own, additional capabilities", and the SDK's client keeps the field, so the map is
+    added to the answer on its way out, after the SDK has shaped it.
+    """
+
+    def __init__(self, extensions: dict[str, dict[str, Any]]) -> None:
+        self._extensions = extensions
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict) and self._extensions:
+            capabilities = result.get("capabilities")
+            if isinstance(capabilities, dict) and "extensions" not in capabilities:
+                capabilities["extensions"] = {
+                    identifier: dict(settings) for identifier, settings in self._extensions.items()
+                }
+        return result
 
 
 def _read(target: SkillUri, max_bytes: int) -> SkillFile:

@@ -198,3 +198,47 @@ def test_advice_from_other_lint_rules_does_not_stop_serving(tmp_path) -> None:
         "---\nname: advice\ndescription: d\nflavour: mint\n---\nSee [x](references/none.md).\n"
     )
     assert discover_skills([tmp_path]).names == ["advice"]
+
+
+def nested_tree(base: Path) -> Path:
+    """A root whose skill ``outer`` holds skills of its own, and a top-level ``inner``."""
+
+    def skill(folder: Path, name: str) -> None:
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+
+    root = base / "root"
+    outer = root / "a-outer" / "outer"
+    skill(outer, "outer")
+    skill(outer / "parts" / "inner", "inner")  # named like a later top-level skill
+    skill(outer / "parts" / "unique", "unique")
+    skill(outer / "parts" / "unique" / "deeper", "deeper")
+    skill(outer / "assets" / "template", "template")
+    skill(outer / "scripts" / "fixture", "fixture")
+    skill(outer / "references" / "copy", "copy")
+    skill(outer / ".hidden" / "secret", "secret")
+    skill(outer / "a" / "b" / "c" / "too-deep", "too-deep")
+    skill(root / "z-top" / "inner", "inner")
+    return root
+
+
+def test_nested_skills_follow_the_top_level_ones(tmp_path: Path) -> None:
+    registry = discover_skills([nested_tree(tmp_path)])
+    assert registry.names == ["outer", "inner", "unique", "deeper"]
+    # The top-level 'inner' keeps its name; the nested one is served by its path only.
+    assert registry.get("inner").skill_path == ("z-top", "inner")
+    assert [h.skill_path for h in registry.homonyms] == [("a-outer", "outer", "parts", "inner")]
+    assert registry.get("deeper").skill_path == (
+        *("a-outer", "outer", "parts", "unique", "deeper"),
+    )
+    # Nothing from scripts/, references/, assets/, hidden folders or beyond the depth.
+    served = {record.name for record in registry.served}
+    assert not served & {"template", "fixture", "copy", "secret", "too-deep"}
+    assert "too-deep" in discover_skills([nested_tree(tmp_path / "d")], max_depth=4).names
+
+
+def test_a_nested_skill_is_read_again_at_its_own_path(tmp_path: Path) -> None:
+    registry = discover_skills([nested_tree(tmp_path)])
+    unique = registry.get("unique")
+    assert unique.source_root == registry.get("outer").root_dir
+    assert registry.refresh(unique).skill_path == unique.skill_path

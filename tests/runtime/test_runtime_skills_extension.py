@@ -65,6 +65,15 @@ def make_root(base: Path) -> Path:
         "---\nname: partial\ndescription: Partial refunds.\nx-level: nested\n---\nBody.\n"
     )
     (partial / "notes.md").write_text("Partial notes.\n")
+    full = partial / "full"
+    full.mkdir()
+    (full / "SKILL.md").write_text("---\nname: full\ndescription: Full refunds.\n---\nBody.\n")
+    # A SKILL.md in assets/ is the skill's material: not listed, still answered by skills/get.
+    example = refunds / "assets" / "example"
+    example.mkdir()
+    (example / "SKILL.md").write_text(
+        "---\nname: example\ndescription: An example skill to copy.\n---\nBody.\n"
+    )
     misnamed = refunds / "examples" / "misnamed"
     misnamed.mkdir()
     (misnamed / "SKILL.md").write_text("---\nname: other\ndescription: Wrong folder.\n---\n")
@@ -149,6 +158,8 @@ async def test_the_listing_pages_whole_entries_and_digests_every_file(
     uris = [entry["uri"] for entry in entries]
     expected = {
         "skill://acme/billing/refunds/SKILL.md",
+        "skill://acme/billing/refunds/examples/partial/SKILL.md",
+        "skill://acme/billing/refunds/examples/partial/full/SKILL.md",
         "skill://acme/support/refunds/SKILL.md",
     } | {f"skill://gen/{name}/SKILL.md" for name in GENERATED}
     assert sorted(uris) == sorted(expected)  # each skill exactly once
@@ -202,21 +213,49 @@ async def test_get_answers_like_the_listing(server: McpConnection) -> None:
         assert "nextCursor" not in got
 
 
-async def test_get_answers_for_an_unlisted_nested_skill(server: McpConnection, root: Path) -> None:
+async def test_nested_skills_are_listed_flat_and_their_files_stay_the_enclosing_skills(
+    server: McpConnection, root: Path
+) -> None:
+    listed = {entry["uri"]: entry for page in await all_pages(server) for entry in page["skills"]}
     uri = "skill://acme/billing/refunds/examples/partial/SKILL.md"
+    folder = root / "acme/billing/refunds/examples/partial"
+    entry = listed[uri]
+    assert entry["frontmatter"] == frontmatter_of(folder / "SKILL.md")
+    partial_files = {
+        uri: sha256(folder / "SKILL.md"),
+        "skill://acme/billing/refunds/examples/partial/notes.md": sha256(folder / "notes.md"),
+        "skill://acme/billing/refunds/examples/partial/full/SKILL.md": sha256(
+            folder / "full/SKILL.md"
+        ),
+    }
+    assert {r["uri"]: r["digest"] for r in entry["resources"]} == partial_files
+    # A skill nested in the nested one is an entry too.
+    inner = listed["skill://acme/billing/refunds/examples/partial/full/SKILL.md"]
+    assert inner["frontmatter"]["name"] == "full"
+    # From the enclosing skill's side the nested files are supporting files, listed there too.
+    enclosing = listed["skill://acme/billing/refunds/SKILL.md"]
+    assert partial_files.items() <= {r["uri"]: r["digest"] for r in enclosing["resources"]}.items()
+    assert (await request(server, "skills/get", uri=uri))["skill"] == entry
+
+
+async def test_get_answers_for_an_unlisted_nested_skill(server: McpConnection, root: Path) -> None:
+    uri = "skill://acme/billing/refunds/assets/example/SKILL.md"
     listed = [entry["uri"] for page in await all_pages(server) for entry in page["skills"]]
     assert uri not in listed
     entry = (await request(server, "skills/get", uri=uri))["skill"]
-    folder = root / "acme/billing/refunds/examples/partial"
+    folder = root / "acme/billing/refunds/assets/example"
     assert entry["uri"] == uri
     assert entry["frontmatter"] == frontmatter_of(folder / "SKILL.md")
-    assert {r["uri"]: r["digest"] for r in entry["resources"]} == {
-        uri: sha256(folder / "SKILL.md"),
-        "skill://acme/billing/refunds/examples/partial/notes.md": sha256(folder / "notes.md"),
-    }
-    # From the enclosing skill's side its files are supporting files, listed there too.
-    enclosing = await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md")
-    assert uri in [r["uri"] for r in enclosing["skill"]["resources"]]
+    assert entry["resources"] == [{"uri": uri, "digest": sha256(folder / "SKILL.md")}]
+
+
+async def test_a_misnamed_nested_skill_is_reported_and_left_out(server: McpConnection) -> None:
+    listed = [entry["uri"] for page in await all_pages(server) for entry in page["skills"]]
+    assert not any("misnamed" in uri for uri in listed)
+    assert (
+        "examples/misnamed/SKILL.md: skipped: a nested skill's folder must be named after it, "
+        "and 'misnamed' declares name 'other'" in server.stderr()
+    )
 
 
 @pytest.mark.parametrize(
@@ -370,25 +409,50 @@ async def test_two_skills_sharing_a_name_stay_distinct_by_uri(server: McpConnect
 
 
 async def test_the_tools_still_serve_the_same_registry(server: McpConnection) -> None:
-    loaded = await server.ok("skills_load", {"names": ["refunds"]})
-    receipt = loaded.structured_content["active_skills"][0]
-    assert receipt["name"] == "refunds"
-    assert receipt["location"].endswith("acme/billing/refunds/SKILL.md")
-    resources = [str(r.uri) for r in (await server.session.list_resources()).resources]
-    assert "skill://acme/billing/refunds/SKILL.md" in resources
+    loaded = await server.ok("skills_load", {"names": ["refunds", "partial"]})
+    receipts = loaded.structured_content["active_skills"]
+    assert [receipt["name"] for receipt in receipts] == ["refunds", "partial"]
+    assert receipts[0]["location"].endswith("acme/billing/refunds/SKILL.md")
+    assert receipts[1]["location"].endswith("acme/billing/refunds/examples/partial/SKILL.md")
+    # The tools' digest of a SKILL.md is the extension's.
+    entry = await request(server, "skills/get", uri="skill://acme/billing/refunds/SKILL.md")
+    assert receipts[0]["digest"] == entry["skill"]["resources"][0]["digest"]
 
 
-async def test_initialize_connections_get_the_methods_without_the_declaration(
+async def test_resources_list_pages_every_skill_md(server: McpConnection) -> None:
+    pages, cursor = [], None
+    while True:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await server.session.list_resources(params=params)
+        pages.append(page)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert len(pages) >= 3
+    assert all(len(page.resources) <= PAGE_SIZE for page in pages)
+    resources = [resource for page in pages for resource in page.resources]
+    assert str(resources[0].uri) == "skills://active"
+    listed = [entry for page in await all_pages(server) for entry in page["skills"]]
+    assert [str(r.uri) for r in resources[1:]] == [entry["uri"] for entry in listed]
+    for resource, entry in zip(resources[1:], listed, strict=True):
+        assert resource.name == entry["frontmatter"]["name"]
+        assert resource.description == entry["frontmatter"]["description"]
+        assert resource.mime_type == "text/markdown"
+        assert resource.annotations.priority == 0.8
+
+
+async def test_initialize_connections_get_the_declaration_and_the_methods(
     root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """``capabilities.extensions`` is a 2026-07-28 field: the SDK leaves it out of an
-    ``initialize`` answer, and the methods still answer."""
+    """SEP-2640 declares the extension in the ``initialize`` answer; the SDK leaves the
+    2026-07-28 field out of it, and the server adds it back."""
     argv = serve_command(str(root), "--page-size", str(PAGE_SIZE))
     stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
     connection = McpConnection(argv, stderr)
     await connection.start()
     try:
-        assert connection.init.capabilities.extensions is None
+        assert connection.session.protocol_version not in MODERN_PROTOCOL_VERSIONS
+        assert connection.init.capabilities.extensions == {EXTENSION: {"directoryRead": True}}
         page = await request(connection, "skills/list")
         assert len(page["skills"]) == PAGE_SIZE and "nextCursor" in page
         assert "ttlMs" not in page
@@ -396,6 +460,36 @@ async def test_initialize_connections_get_the_methods_without_the_declaration(
         assert (await request(connection, "skills/get", uri=uri))["skill"] == page["skills"][0]
     finally:
         await connection.stop()
+
+
+async def test_the_same_skill_path_under_two_roots_goes_to_the_earlier_root(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Two roots each with ``billing/SKILL.md``: one URI, so the earlier root serves it (a
+    URI never changes meaning with the roots named after it) and stderr names the clash."""
+    base = tmp_path_factory.mktemp("two-roots")
+    for team in ("first", "second"):
+        folder = base / team / "billing"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: billing\ndescription: Billing by the {team} team.\n---\nBody.\n"
+        )
+    for order in (("first", "second"), ("second", "first")):
+        argv = serve_command(*(str(base / team) for team in order))
+        stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+        connection = McpConnection(argv, stderr, modern=True)
+        await connection.start()
+        try:
+            entries = (await request(connection, "skills/list"))["skills"]
+        finally:
+            await connection.stop()
+        assert [entry["uri"] for entry in entries] == ["skill://billing/SKILL.md"]
+        winner, dropped = (base / team / "billing/SKILL.md" for team in order)
+        assert entries[0]["frontmatter"]["description"] == f"Billing by the {order[0]} team."
+        assert (
+            f"{dropped}: skipped: skill name 'billing' is already taken by {winner} "
+            "(earlier roots win), which is served as skill://billing/SKILL.md"
+        ) in connection.stderr()
 
 
 # --- scale ----------------------------------------------------------------------------------

@@ -17,6 +17,13 @@ BODY_TOKENS_MAX = 5000
 CHARS_PER_TOKEN = 4
 # Claude Code truncates description + when_to_use in its skill listing beyond this.
 LISTING_CHARS_MAX = 1536
+# Claude Code's budget for the whole skill listing, in characters: 1% of the context
+# window, 8,000 when the window is not known (code.claude.com/docs/en/skills, "Skill
+# descriptions are cut short"; SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it).
+CLAUDE_CODE_LISTING_BUDGET = 8_000
+# Codex refuses a skill whose description, made one line, is longer than this
+# (openai/codex: codex-rs/core/src/skills/loader.rs, MAX_DESCRIPTION_LEN).
+CODEX_DESCRIPTION_MAX = 1024
 
 SPEC_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

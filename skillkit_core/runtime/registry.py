@@ -43,6 +43,7 @@ from skillkit_core.runtime.paths import is_inside
 
 if TYPE_CHECKING:
     from skillkit_core.manifest.folder import SkillFolder
+    from skillkit_core.manifest.parse import ParsedSkillMd
 
 DEFAULT_MAX_DEPTH = 3
 # Lint rules whose errors make a skill unservable (ids of skillkit_core.lint.registry).
@@ -310,13 +311,17 @@ class _Discovery:
         )
 
 
-def read_record(folder: Path, source_root: Path) -> SkillRecord | RegistryWarning:
-    """Read one skill folder into a record, or say why it is not a valid skill."""
+def read_record(
+    folder: Path, source_root: Path, parsed: ParsedSkillMd | None = None
+) -> SkillRecord | RegistryWarning:
+    """Read one skill folder into a record, or say why it is not a valid skill
+    (``parsed``: its SKILL.md as already parsed, e.g. from an editor's unsaved text)."""
     from skillkit_core.manifest.folder import SkillFolder
     from skillkit_core.manifest.parse import SKILL_MD, read_skill_md
     from skillkit_core.manifest.spec import normalized
 
-    parsed = read_skill_md(folder)
+    if parsed is None:
+        parsed = read_skill_md(folder)
     where = parsed.path or str(folder / SKILL_MD)
     if parsed.problems:
         problem = parsed.problems[0]

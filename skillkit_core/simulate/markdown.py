@@ -378,6 +378,16 @@ def tiers_markdown(view: TierView) -> str:
             f"{tier1}\n\nEvery session carries this entry in `<available_skills>`:\n\n"
             + fence(view.listing, "xml")
         )
+    if view.shares:
+        rows = [
+            "| Host | Counted | Characters | Limit | Share |",
+            "| --- | --- | ---: | ---: | ---: |",
+        ]
+        rows += [
+            f"| {share.host} | {share.measured} | {share.used} | {share.limit} | {share.percent}% |"
+            for share in view.shares
+        ]
+        parts.append("Listing limits per host:\n\n" + "\n".join(rows))
     parts.append(
         f"## Tier 2: loaded when the skill is activated (about {view.body_tokens} tokens, "
         f"{view.body_lines} lines)\n\n{fence(view.body, 'markdown')}"

@@ -6,6 +6,9 @@
 - tier 3, on demand: the folder's other files (scripts, references, assets).
 
 Token counts are the manifest module's estimate (characters / 4), as the linter uses.
+Tier 1 also says what share of each host's listing limit the skill takes
+(:func:`listing_shares`): Claude Code's budget for its whole skill listing, Codex's cap
+on one description.
 """
 
 from __future__ import annotations
@@ -30,6 +33,57 @@ class ResourceFile:
         return {"path": self.path, "bytes": self.size, "tokens": self.tokens}
 
 
+@dataclass(frozen=True)
+class ListingShare:
+    """How much of one host's listing limit the skill's entry takes, in characters.
+
+    ``measured`` says what is counted (``name + description + when_to_use`` for Claude
+    Code, the one-line description for Codex)."""
+
+    host: str
+    measured: str
+    used: int
+    limit: int
+
+    @property
+    def percent(self) -> float:
+        """``used`` as a percentage of ``limit``, to one decimal."""
+        return round(100 * self.used / self.limit, 1)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "measured": self.measured,
+            "characters": self.used,
+            "limit": self.limit,
+            "percent": self.percent,
+        }
+
+
+def listing_shares(name: str, description: str, when_to_use: str | None) -> list[ListingShare]:
+    """The skill's share of Claude Code's skill-listing budget and of Codex's
+    description cap.
+
+    Claude Code lists every skill's name with its description and ``when_to_use``, the
+    two cut at ``LISTING_CHARS_MAX`` together, within ``CLAUDE_CODE_LISTING_BUDGET``
+    characters for all skills. Codex makes the description one line (runs of whitespace
+    become one space) and refuses it beyond ``CODEX_DESCRIPTION_MAX``.
+    """
+    from skillkit_core.manifest.spec import (
+        CLAUDE_CODE_LISTING_BUDGET,
+        CODEX_DESCRIPTION_MAX,
+        LISTING_CHARS_MAX,
+    )
+
+    listed = min(len(description) + len(when_to_use or ""), LISTING_CHARS_MAX)
+    measured = "name + description + when_to_use" if when_to_use else "name + description"
+    one_line = " ".join(description.split())
+    return [
+        ListingShare("claude-code", measured, len(name) + listed, CLAUDE_CODE_LISTING_BUDGET),
+        ListingShare("codex", "description", len(one_line), CODEX_DESCRIPTION_MAX),
+    ]
+
+
 @dataclass
 class TierView:
     """The three disclosure tiers of one skill folder."""
@@ -47,6 +101,8 @@ class TierView:
     body_lines: int
     resources: list[ResourceFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    shares: list[ListingShare] = field(default_factory=list)
+    """The skill's share of each host's listing limit (none when no host lists it)."""
 
     @property
     def resource_tokens(self) -> int:
@@ -62,6 +118,7 @@ class TierView:
                 "availableSkills": self.listing,
                 "tokens": self.listing_tokens,
                 "note": self.listing_note,
+                "hosts": [share.to_data() for share in self.shares],
             },
             "tier2": {"body": self.body, "tokens": self.body_tokens, "lines": self.body_lines},
             "tier3": {
@@ -71,18 +128,26 @@ class TierView:
         }
 
 
-def tier_view(folder: str | Path) -> TierView:
-    """The tiers of the skill in ``folder`` (a folder holding a SKILL.md)."""
-    from skillkit_core.manifest.parse import find_skill_md, read_skill_md
+def tier_view(folder: str | Path, text: str | None = None) -> TierView:
+    """The tiers of the skill in ``folder`` (a folder holding a SKILL.md); with ``text``,
+    of the folder as it would be with that SKILL.md text (an editor's unsaved buffer)."""
+    from skillkit_core.manifest.parse import find_skill_md, parse_skill_md, read_skill_md
     from skillkit_core.manifest.spec import estimate_tokens
 
     root = Path(folder)
     if not root.is_dir():
         raise SimulationError(f"{root} is not a folder")
-    if find_skill_md(root) is None:
+    manifest = find_skill_md(root)
+    if manifest is None:
         raise SimulationError(f"{root} has no SKILL.md, so it is not a skill folder")
-    parsed = read_skill_md(root)
-    listing, note, name, description = _listing(root)
+    parsed = read_skill_md(root) if text is None else parse_skill_md(text, str(manifest))
+    listing, note, name, description = _listing(root, parsed)
+    shares = []
+    if name is not None and description is not None:
+        from skillkit_core.manifest.folder import SkillFolder
+
+        when_to_use = SkillFolder(root, parsed).text_value("when_to_use")
+        shares = listing_shares(name, description, when_to_use)
     return TierView(
         folder=str(root),
         name=name,
@@ -95,15 +160,16 @@ def tier_view(folder: str | Path) -> TierView:
         body_lines=len(parsed.body.splitlines()),
         resources=_resources(root, parsed.path),
         problems=[p.message for p in parsed.problems],
+        shares=shares,
     )
 
 
-def _listing(root: Path) -> tuple[str | None, str | None, str | None, str | None]:
+def _listing(root: Path, parsed: Any) -> tuple[str | None, str | None, str | None, str | None]:
     """``(xml, why it is missing, name, description)`` through the runtime's registry."""
     from skillkit_core.runtime.prompt import render_available_skills
     from skillkit_core.runtime.registry import SkillRecord, read_record
 
-    record = read_record(root, root)
+    record = read_record(root, root, parsed)
     if not isinstance(record, SkillRecord):
         return None, f"a host would not list this skill: {record.message}", None, None
     xml = render_available_skills([record], budget=None).xml

@@ -81,3 +81,63 @@ def test_tier_markdown_names_each_tier_with_its_tokens(skill_folder) -> None:
     assert f"## Tier 2: loaded when the skill is activated (about {view.body_tokens} tokens" in text
     assert f"## Tier 3: read on demand (about {view.resource_tokens} tokens in all)" in text
     assert "| `assets/logo.png` | 16 | — (binary or large) |" in text
+
+
+def test_listing_shares_measure_each_hosts_limit(skill_folder) -> None:
+    from skillkit_core.manifest.spec import (
+        CLAUDE_CODE_LISTING_BUDGET,
+        CODEX_DESCRIPTION_MAX,
+        LISTING_CHARS_MAX,
+    )
+    from skillkit_core.simulate.tiers import listing_shares
+
+    view = tier_view(skill_folder)
+    description = "Fill and merge PDF forms. Use when the user mentions PDF forms."
+    claude, codex = view.shares
+    assert (claude.host, claude.used, claude.limit) == (
+        "claude-code",
+        len("pdf-tools") + len(description),
+        CLAUDE_CODE_LISTING_BUDGET,
+    )
+    assert (codex.host, codex.used, codex.limit) == ("codex", len(description), 1024)
+    assert claude.percent == round(100 * claude.used / CLAUDE_CODE_LISTING_BUDGET, 1)
+    # when_to_use counts for Claude Code, cut with the description at its listing cap.
+    long = listing_shares("x", "d" * 1500, "w" * 100)
+    assert long[0].used == 1 + LISTING_CHARS_MAX
+    assert long[0].measured == "name + description + when_to_use"
+    # Codex reads the description as one line.
+    assert listing_shares("x", "two\n  lines", None)[1].used == len("two lines")
+    assert CODEX_DESCRIPTION_MAX == 1024
+
+
+def test_tiers_of_unsaved_text_replace_the_saved_skill_md(skill_folder) -> None:
+    text = SKILL_MD.replace("Fill and merge PDF forms.", "Fill PDF forms.") + "More.\n" * 10
+    view = tier_view(skill_folder, text=text)
+    assert view.description == "Fill PDF forms. Use when the user mentions PDF forms."
+    assert "More." in view.body and view.body_tokens == estimate_tokens(view.body)
+    assert view.shares[1].used == len(view.description)
+    # A broken unsaved frontmatter: no listing, no shares, the body still shown.
+    broken = tier_view(skill_folder, text="---\nname: pdf-tools\n---\nBody.\n")
+    assert broken.listing is None and broken.shares == []
+
+
+def test_tier_markdown_and_json_show_the_listing_shares(skill_folder) -> None:
+    from skillkit_core.simulate.json_format import to_json
+
+    view = tier_view(skill_folder)
+    claude, codex = view.shares
+    text = tiers_markdown(view)
+    assert (
+        f"| claude-code | name + description | {claude.used} | 8000 | {claude.percent}% |" in text
+    )
+    assert f"| codex | description | {codex.used} | 1024 | {codex.percent}% |" in text
+    import json
+
+    hosts = json.loads(to_json(view))["tier1"]["hosts"]
+    assert hosts[1] == {
+        "host": "codex",
+        "measured": "description",
+        "characters": codex.used,
+        "limit": 1024,
+        "percent": codex.percent,
+    }

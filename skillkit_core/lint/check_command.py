@@ -151,6 +151,30 @@ def _start_helpers() -> Helpers:
     return Helpers.start(_folder_work, min(usable_cpus() - 1, MAX_EARLY_HELPERS))
 
 
+def _may_walk_many(argv: Sequence[str]) -> bool:
+    """Whether helpers may pay for ``argv``: a folder to walk (one that is not a skill
+    folder itself) or many paths. Checking one skill folder, or a few, never forks (a
+    fork, and the imports the helper then makes on the other CPU, cost more than the
+    check)."""
+    import os
+
+    from skillkit_core.lint.parallel import MIN_ITEMS
+
+    try:
+        paths = parse_options(argv)["paths"]
+    except SkillkitError:
+        return False  # main reports the misuse
+    if len(paths) >= MIN_ITEMS:
+        return True
+    return any(os.path.isdir(path) and not _holds_manifest(path) for path in paths)
+
+
+def _holds_manifest(folder: str) -> bool:
+    import os
+
+    return any(os.path.isfile(os.path.join(folder, name)) for name in ("SKILL.md", "skill.md"))
+
+
 def _folder_work() -> Work:
     from skillkit_core.lint.check_paths import prepare_folder_work
 
@@ -172,11 +196,12 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     import os
 
     gc.disable()
-    helpers = _start_helpers()
+    helpers = _start_helpers() if _may_walk_many(argv) else None
     try:
         code = main(argv, helpers)
     finally:
-        helpers.dismiss()
+        if helpers is not None:
+            helpers.dismiss()
     sys.stdout.flush()
     sys.stderr.flush()
     atexit._run_exitfuncs()

@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
-from skillkit_core.lint.load_worker import EntryReport, shared_worker
+
+if TYPE_CHECKING:
+    from skillkit_core.lint.load_worker import EntryReport
 
 # A file that defines skills imports skillkit_core (a cheap test before indexing it).
 _IMPORTS_SKILLKIT = re.compile(
@@ -27,6 +29,12 @@ _MAX_SCAN_BYTES = 1024 * 1024
 def check_entry(path: Path, attr: str | None = None) -> EntryReport:
     """Check ``path`` (optionally only ``attr``) in the worker process; file names in
     the findings are shown relative to how ``path`` was given."""
+    # Imported here: a directory walk asks :func:`defines_skills` of every Python file it
+    # meets (a tree of skill folders holds helper scripts), and most define no skill.
+    from dataclasses import replace
+
+    from skillkit_core.lint.load_worker import shared_worker
+
     report = shared_worker().check(path, attr)
     shown = [_shown(d, path) for d in report.diagnostics]
     return replace(report, diagnostics=shown)

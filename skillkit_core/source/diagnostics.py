@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skillkit_core.lint.closest import closest_name
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.source.graph import (
     StepGraph,
@@ -149,14 +150,6 @@ def unknown_name_message(
     else:
         text = f"{at}next '{written}' {problem}"
     return text + (f"; did you mean '{hint}'?" if hint else "")
-
-
-def closest_name(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate ``name`` was most likely meant to be (None when nothing is close)."""
-    import difflib
-
-    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return matches[0] if matches else None
 
 
 def _unknown(

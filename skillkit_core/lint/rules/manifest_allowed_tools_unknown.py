@@ -31,7 +31,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     # The host inventory and the name matcher load only for a skill that lists tools:
     # checking plain SKILL.md folders stays free of them (and of dataclasses).
     from skillkit_core.hosts import KNOWN_TOOL_NAMES
-    from skillkit_core.source.diagnostics import closest_name
+    from skillkit_core.lint.closest import closest_name
 
     for entry, where in allowed_tool_entries(folder):
         name = tool_name(entry)

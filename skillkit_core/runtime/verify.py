@@ -68,8 +68,9 @@ class SkillCheck:
 @dataclass
 class ServerCheck:
     """The whole check: whether the extension was declared (``None``: the connection was
-    an ``initialize`` one, where the declaration cannot travel), server-level problems,
-    and one :class:`SkillCheck` per listed skill."""
+    an ``initialize`` one whose answer had no ``capabilities.extensions``, which the
+    2025-11-25 schema lacks), server-level problems, and one :class:`SkillCheck` per
+    listed skill."""
 
     declared: bool | None
     directory_read: bool
@@ -221,7 +222,11 @@ async def check_server(argv: Sequence[str], *, lint: bool = True) -> ServerCheck
                 declared: bool | None = EXTENSION_ID in (capabilities.extensions or {})
             except MCPError:
                 capabilities = (await session.initialize()).capabilities
-                declared = None
+                # The 2025-11-25 schema has no ``extensions`` field, so some servers cannot
+                # send the map in an ``initialize`` answer (skillkit adds it): a missing
+                # map says nothing, a map without the extension says it is not there.
+                extensions = capabilities.extensions
+                declared = None if extensions is None else EXTENSION_ID in extensions
             settings = (capabilities.extensions or {}).get(EXTENSION_ID) or {}
             result = ServerCheck(
                 declared=declared,

@@ -218,6 +218,9 @@ async def test_the_built_mcp_server_serves_its_own_folder_through_the_skills_ext
 
     folder = built_skills[AUTOPILOT]
     async with _mcp(folder / "scripts" / "run", tmp_path, agent_env(run_cache)) as session:
+        # Declared in the initialize answer, as SEP-2640 says (the SDK alone leaves it out).
+        extensions = session.initialize_result.capabilities.extensions
+        assert extensions == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
         (check,) = await check_session(session)
         assert check.uri == "skill://autopilot/SKILL.md" and check.verified, check.problems
         assert not check.lint_errors, check.lint_errors

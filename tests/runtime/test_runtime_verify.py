@@ -46,10 +46,11 @@ async def test_skillkit_serve_passes_the_host_checks(tmp_path: Path) -> None:
     assert result.declared is True and result.directory_read is True
     assert result.problems == []
     uris = sorted(check.uri for check in result.skills)
-    assert len(uris) == 9 and "skill://acme/support/refunds/SKILL.md" in uris
+    assert len(uris) == 11 and "skill://acme/support/refunds/SKILL.md" in uris
+    assert "skill://acme/billing/refunds/examples/partial/full/SKILL.md" in uris
     assert all(check.verified for check in result.skills), [c.problems for c in result.skills]
     refunds = next(c for c in result.skills if c.uri == URI)
-    assert refunds.files == 9  # every file of the skill but the symlink leading out
+    assert refunds.files == 11  # every file of the skill but the symlink leading out
     assert result.ok
 
 

@@ -82,7 +82,11 @@ def key_docs() -> dict[str, KeyDoc]:
             values=booleans,
         ),
         KeyDoc("disallowed-tools", "Tools the skill must not use."),
-        KeyDoc("model", "The model to use while the skill runs."),
+        KeyDoc(
+            "model",
+            "The model to use while the skill runs (an alias or a full model name).",
+            values=tuple(spec.MODEL_ALIASES),
+        ),
         KeyDoc("effort", "The reasoning effort while the skill runs.", values=tuple(effort)),
         KeyDoc(
             "context",

@@ -1,6 +1,7 @@
 """Completion: step names wherever a step is named, routes, store reads (guaranteed steps
 first), host tool names in ``tools_available`` guards, host names, ``act.`` primitives
-with snippets, and SKILL.md frontmatter keys and values.
+with snippets; in a SKILL.md, frontmatter keys and values (:mod:`skill_lsp.skill_md_values`)
+and ``$`` argument placeholders (:mod:`skill_lsp.skill_md_arguments`).
 
 The core's cursor context (``node_at``) says what the cursor is in, even on half-typed
 code; items replace exactly the string's content it reports.
@@ -36,7 +37,7 @@ _VALUE_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<typed>[\w-]*)$")
 
 def register(server: Any) -> None:
     """Declare ``textDocument/completion``."""
-    options = types.CompletionOptions(trigger_characters=['"', "'", ".", ":", "/"])
+    options = types.CompletionOptions(trigger_characters=['"', "'", ".", ":", "/", "$", " "])
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, options)
     def completion(ls: Any, params: types.CompletionParams) -> types.CompletionList | None:
@@ -52,7 +53,7 @@ def register(server: Any) -> None:
             # Paths in a link target or after references/ (SKILL.md and reference files).
             items = completion_items(snapshot, line, column)
             if items is None and snapshot.kind == DocumentKind.SKILL_MD:
-                items = skill_md_items(snapshot, line, column)
+                items = skill_md_items(ls, snapshot, line, column)
             elif items is None:
                 items = []
         if items is None:
@@ -81,7 +82,7 @@ def _item(
     kind: types.CompletionItemKind,
     detail: str | None = None,
     sort: str | None = None,
-    documentation: str | None = None,
+    documentation: str | types.MarkupContent | None = None,
 ) -> types.CompletionItem:
     return types.CompletionItem(
         label=label,
@@ -337,9 +338,12 @@ def _host_items(ls: Any, snapshot: Snapshot, line: int, column: int) -> list | N
 # -- SKILL.md -------------------------------------------------------------------------
 
 
-def skill_md_items(snapshot: Snapshot, line: int, column: int) -> list | None:
-    """Frontmatter keys at the start of a line, values after ``key:`` for closed keys."""
+def skill_md_items(ls: Any, snapshot: Snapshot, line: int, column: int) -> list | None:
+    """``$`` argument placeholders in the body; in the frontmatter, keys at the start of
+    a line and values after ``key:`` (closed values, tool names) with who reads them."""
     from skill_lsp.skill_md import key_docs
+    from skill_lsp.skill_md_arguments import argument_items
+    from skill_lsp.skill_md_values import readers_note, value_items
     from skillkit_core.manifest.spec import SPEC_KEYS
 
     parsed = snapshot.skill_md
@@ -348,27 +352,11 @@ def skill_md_items(snapshot: Snapshot, line: int, column: int) -> list | None:
     # An unclosed frontmatter is being typed: keys still complete below the opening line.
     opening = end is None and line > 0 and snapshot.lines[0].strip() == "---"
     if not (inside or opening):
-        return None
+        return argument_items(snapshot, line, column)
     text = snapshot.lines[line][:column]
     docs = key_docs()
-    value = _VALUE_LINE.match(text)
-    if value is not None:
-        doc = docs.get(value.group("key"))
-        if doc is None or not doc.values:
-            return None
-        start = column - len(value.group("typed"))
-        where = SourceRange(line, start, line, len(snapshot.lines[line].rstrip()))
-        return [
-            _item(
-                snapshot,
-                option,
-                where,
-                types.CompletionItemKind.EnumMember,
-                f"{doc.key} value",
-                f"{i:02d}",
-            )
-            for i, option in enumerate(doc.values)
-        ]
+    if ":" in text or text.lstrip().startswith("-"):
+        return value_items(snapshot, line, column, ls.settings.host)
     key = _KEY_LINE.match(text)
     if key is None:
         return None
@@ -394,7 +382,9 @@ def skill_md_items(snapshot: Snapshot, line: int, column: int) -> list | None:
             types.CompletionItemKind.Property,
             detail,
             f"{0 if spec_key else 1}{order:02d}",
-            doc.meaning,
+            types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value=f"{doc.meaning}\n\n{readers_note(doc.key)}"
+            ),
         )
         item.text_edit = _edit(snapshot, where, f"{doc.key}: ")
         items.append(item)

@@ -36,9 +36,14 @@ def register(server: Any) -> None:
         if snapshot.kind == DocumentKind.PYTHON:
             text = python_hover(ls, snapshot, line, column)
         elif snapshot.kind == DocumentKind.SKILL_MD:
+            from skill_lsp.skill_md_arguments import argument_hover
             from skill_lsp.skill_md_links import script_hover
 
-            text = script_hover(snapshot, line, column) or skill_md_hover(snapshot, line, column)
+            text = (
+                argument_hover(snapshot, line, column)
+                or script_hover(snapshot, line, column)
+                or skill_md_hover(snapshot, line, column)
+            )
         else:
             from skill_lsp.skill_md_links import reference_hover
 

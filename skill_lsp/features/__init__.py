@@ -20,6 +20,7 @@ FEATURES = (
     "navigation",
     "document_links",
     "symbols",
+    "folding",
     "code_lens",
     "code_actions",
     "commands",

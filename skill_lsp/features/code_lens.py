@@ -1,5 +1,5 @@
 """Code lenses: actions above each ``skill(...)``/``reference(...)``, transitions above
-each step.
+each step, and a SKILL.md's disclosure tiers (:mod:`skill_lsp.skill_md_structure`).
 
 Lenses come from the syntax index only (no waiting on the worker), anchored on the first
 line of the builder call or ``.step(...)``, so they stay put while typing. They are sent
@@ -9,6 +9,7 @@ document's latest snapshot when the client asks for it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -32,14 +33,24 @@ def register(server: Any) -> None:
     """Declare ``textDocument/codeLens`` and ``codeLens/resolve``."""
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    def code_lens(ls: Any, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    async def code_lens(ls: Any, params: types.CodeLensParams) -> list[types.CodeLens] | None:
         snapshot = ls.documents.get(params.text_document.uri)
-        if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
+        if snapshot is None:
+            return None
+        if snapshot.kind == DocumentKind.SKILL_MD:
+            from skill_lsp.skill_md_structure import tier_lens
+
+            # The folder is read and the serving rules run: off the event loop.
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, tier_lens, snapshot)
+        if snapshot.kind != DocumentKind.PYTHON:
             return None
         return lenses(snapshot)
 
     @server.feature(types.CODE_LENS_RESOLVE)
     def resolve(ls: Any, lens: types.CodeLens) -> types.CodeLens:
+        if lens.command is not None:
+            return lens  # sent resolved (a SKILL.md's tiers)
         data = lens.data if isinstance(lens.data, dict) else {}
         lens.command = resolve_command(ls, data)
         return lens

@@ -1,4 +1,5 @@
-"""Document symbols (skill → steps, sub-skills, topics) and workspace symbols.
+"""Document symbols (skill → steps, sub-skills, topics; a SKILL.md's frontmatter keys
+and headings) and workspace symbols.
 
 Both come from the core's ``symbols(index)``; workspace symbols add every skill file on
 disk (its saved text) to the open documents (their current text).
@@ -21,6 +22,10 @@ _KINDS = {
     "step": types.SymbolKind.Method,
     "subskill": types.SymbolKind.Module,
     "topic": types.SymbolKind.String,
+    # SKILL.md and reference files (skill_lsp.skill_md_structure)
+    "frontmatter": types.SymbolKind.Namespace,
+    "key": types.SymbolKind.Property,
+    "heading": types.SymbolKind.String,
 }
 MAX_WORKSPACE_SYMBOLS = 500
 
@@ -33,9 +38,16 @@ def register(server: Any) -> None:
         ls: Any, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
         snapshot = ls.documents.get(params.text_document.uri)
-        if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
+        if snapshot is None:
             return None
-        found = _core_symbols(snapshot)
+        if snapshot.kind == DocumentKind.PYTHON:
+            found = _core_symbols(snapshot)
+        else:
+            from skill_lsp.skill_md_structure import document_symbols as markdown_symbols
+
+            found = markdown_symbols(snapshot)
+            if found is None:
+                return None
         hierarchical = get_capability(
             ls.client_capabilities,
             "text_document.document_symbol.hierarchical_document_symbol_support",

@@ -4,6 +4,8 @@ real ``skillkit serve``, and entry by entry against what a lying server could se
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -36,6 +38,15 @@ def entry(**changes) -> dict:
 
 
 FILES = {URI: SKILL_MD, GUIDE_URI: GUIDE}
+# Another implementation of the extension to check: agentskills-mcp-server 0.7.0 from PyPI
+# (Python 3.12 or newer, so in a venv of its own, which .ci/run makes when it finds such a
+# Python). SKILLKIT_PEER_SKILLS_SERVER names its executable elsewhere.
+PEER_SERVER = Path(
+    os.environ.get(
+        "SKILLKIT_PEER_SKILLS_SERVER",
+        Path(__file__).parents[2] / ".venv-peers/agentskills/bin/agentskills-mcp-server",
+    )
+)
 
 
 @pytest.mark.asyncio
@@ -51,6 +62,47 @@ async def test_skillkit_serve_passes_the_host_checks(tmp_path: Path) -> None:
     assert all(check.verified for check in result.skills), [c.problems for c in result.skills]
     refunds = next(c for c in result.skills if c.uri == URI)
     assert refunds.files == 11  # every file of the skill but the symlink leading out
+    assert result.ok
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(
+    not PEER_SERVER.is_file(),
+    reason=f"agentskills-mcp-server is not installed at {PEER_SERVER} (.ci/run installs it "
+    "where a Python 3.12 or newer is found)",
+)
+async def test_another_implementation_passes_the_host_checks(tmp_path: Path) -> None:
+    """skillkit's check against a server it did not write: frontmatter with unusual keys,
+    a binary file and nested folders come through verified."""
+    skills = tmp_path / "skills"
+    refunds = skills / "refunds"
+    (refunds / "references").mkdir(parents=True)
+    (refunds / "assets" / "images").mkdir(parents=True)
+    (refunds / "SKILL.md").write_bytes(SKILL_MD)
+    (refunds / "references" / "guide.md").write_bytes(GUIDE)
+    (refunds / "assets" / "images" / "blob.bin").write_bytes(bytes(range(256)) + b"\x00")
+    (skills / "git-workflow").mkdir()
+    (skills / "git-workflow" / "SKILL.md").write_text(
+        "---\nname: git-workflow\ndescription: Follow the Git conventions.\n---\nBody.\n"
+    )
+    config = tmp_path / "server.json"
+    config.write_text(
+        json.dumps(
+            {
+                "name": "peer",
+                "skills": [
+                    {"id": name, "provider": "fs", "options": {"root": str(skills)}}
+                    for name in ("refunds", "git-workflow")
+                ],
+            }
+        )
+    )
+    result = await check_server([str(PEER_SERVER), "--config", str(config)])
+    assert result.declared is True and result.problems == []
+    checks = {check.uri: check for check in result.skills}
+    assert sorted(checks) == ["skill://git-workflow/SKILL.md", "skill://refunds/SKILL.md"]
+    assert all(check.verified for check in checks.values()), [c.problems for c in result.skills]
+    assert checks["skill://refunds/SKILL.md"].files == 3
     assert result.ok
 
 

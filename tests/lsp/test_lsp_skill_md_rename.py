@@ -149,3 +149,57 @@ async def test_rename_refuses_a_folder_that_exists(client: LanguageClient) -> No
         assert "report-builder already exists" in raised.value.message
     finally:
         (client.root / "report-builder").rmdir()
+
+
+def _edit_summary(edit: types.WorkspaceEdit | None) -> list[tuple]:
+    assert edit is not None
+    summary = []
+    for change in edit.document_changes or ():
+        if isinstance(change, types.RenameFile):
+            summary.append(("rename", change.old_uri, change.new_uri))
+        else:
+            places = [(e.range.start.line, e.range.start.character) for e in change.edits]
+            summary.append((change.text_document.uri, tuple(places)))
+    return sorted(summary, key=repr)
+
+
+@pytest.mark.parametrize(
+    ("relative", "needle", "shift"),
+    [
+        ("report-writer/SKILL.md", "name: report-writer", 10),
+        ("report-writer/SKILL.md", "name: report-writer", 6),
+        ("release-notes/SKILL.md", "/report-writer", 14),
+    ],
+)
+async def test_rename_from_the_name_key_and_an_invocation_give_the_same_edit(
+    client: LanguageClient, relative: str, needle: str, shift: int
+) -> None:
+    from_pdf_tools = _edit_summary(await _rename(client, "report-builder"))
+    path = client.root / relative
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text, version=7)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=_doc(uri),
+            position=position(text, needle, client.encoding, shift=shift),
+            new_name="report-builder",
+        )
+    )
+    assert _edit_summary(edit) == from_pdf_tools
+
+
+async def test_rename_from_a_plain_mention_in_another_skill(client: LanguageClient) -> None:
+    uri, text = _open(client, "report-writer/SKILL.md")
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=_doc(uri),
+            position=position(text, "the release-notes skill", client.encoding, shift=6),
+            new_name="changelog",
+        )
+    )
+    summary = _edit_summary(edit)
+    assert ("rename", uri_of(client.root / "release-notes"), uri_of(client.root / "changelog")) in (
+        summary
+    )
+    files = {entry[0] for entry in summary if entry[0] != "rename"}
+    assert files == {uri_of(client.root / "release-notes" / "SKILL.md"), uri}

@@ -10,6 +10,7 @@ the core's (:func:`skillkit_core.manifest.spec.name_problems`).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, NamedTuple
 
 from lsprotocol import types
@@ -24,6 +25,8 @@ from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.skill_names import find_skill_names
 
 DEFINITION = "definition"
+# A "/" starting a word, and the part of a skill name typed after it.
+_SLASH_TYPED = re.compile(r"(?:^|(?<=[\s`'\"(\[{<*_>]))/(?P<typed>[\w-]*)$")
 
 
 class Occurrence(NamedTuple):
@@ -203,3 +206,52 @@ async def rename(
             )
         )
     return types.WorkspaceEdit(document_changes=changes)
+
+
+def slash_typed(snapshot: Snapshot, line: int, column: int) -> SourceRange | None:
+    """The range of a ``/name`` being typed at the cursor (its ``/`` included), outside a
+    SKILL.md's frontmatter; None elsewhere."""
+    if not 0 <= line < len(snapshot.lines):
+        return None
+    if snapshot.path and os.path.basename(snapshot.path).lower() == "skill.md":
+        parsed = snapshot.skill_md
+        if parsed.has_frontmatter and line < parsed.body_start_line:
+            return None
+    text = snapshot.lines[line]
+    typed = _SLASH_TYPED.search(text[:column])
+    if typed is None or text[: typed.start()].endswith("]("):
+        return None  # not a "/" starting a word, or a link target (a path)
+    end = column
+    while end < len(text) and (text[end].isalnum() or text[end] in "-_"):
+        end += 1
+    return SourceRange(line, typed.start(), line, end)
+
+
+async def slash_items(
+    ls: Any, snapshot: Snapshot, line: int, column: int
+) -> list[types.CompletionItem] | None:
+    """The workspace's skills after a ``/`` that starts a word (None: no ``/`` here)."""
+    where = slash_typed(snapshot, line, column)
+    if where is None:
+        return None
+    view = await current_view(ls)
+    edit_range = snapshot.map.range(where)
+    items = []
+    for order, skill in enumerate(sorted(view.skills, key=lambda entry: entry.name)):
+        relative = os.path.join(os.path.basename(skill.folder), "SKILL.md")
+        description = " ".join(skill.description.split())
+        items.append(
+            types.CompletionItem(
+                label=f"/{skill.name}",
+                kind=types.CompletionItemKind.Module,
+                detail=description[:80] + ("…" if len(description) > 80 else "") or relative,
+                documentation=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown,
+                    value=f"**skill `{skill.name}`** · `{relative}`\n\n{description}".rstrip(),
+                ),
+                sort_text=f"{order:04d}",
+                filter_text=f"/{skill.name}",
+                text_edit=types.TextEdit(range=edit_range, new_text=f"/{skill.name}"),
+            )
+        )
+    return items

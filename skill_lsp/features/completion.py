@@ -40,7 +40,7 @@ def register(server: Any) -> None:
     options = types.CompletionOptions(trigger_characters=['"', "'", ".", ":", "/", "$", " "])
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, options)
-    def completion(ls: Any, params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(ls: Any, params: types.CompletionParams) -> types.CompletionList | None:
         snapshot = ls.documents.get(params.text_document.uri)
         if snapshot is None:
             return None
@@ -52,6 +52,11 @@ def register(server: Any) -> None:
 
             # Paths in a link target or after references/ (SKILL.md and reference files).
             items = completion_items(snapshot, line, column)
+            if items is None and (snapshot.path or "").lower().endswith(".md"):
+                from skill_lsp.skill_md_symbols import slash_items
+
+                # /name of the workspace's skills (SKILL.md bodies and reference files).
+                items = await slash_items(ls, snapshot, line, column)
             if items is None and snapshot.kind == DocumentKind.SKILL_MD:
                 items = skill_md_items(ls, snapshot, line, column)
             elif items is None:

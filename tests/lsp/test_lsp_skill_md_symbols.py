@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.support import LINKED_SKILLS, open_file, position, replace_all, uri_of
+from tests.lsp.support import LINKED_SKILLS, open_file, position, replace_all, span_text, uri_of
 
 WORKSPACE = LINKED_SKILLS
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -165,3 +165,42 @@ async def test_a_skill_added_on_disk_counts_after_the_watched_files_notice(
     finally:
         shutil.rmtree(folder)
         notify(types.FileChangeType.Deleted)
+
+
+async def _complete(
+    client: LanguageClient, relative: str, text: str, needle: str, shift: int
+) -> list[types.CompletionItem]:
+    path = client.root / relative
+    uri = open_file(client, path, path.read_text(encoding="utf-8"))
+    replace_all(client, uri, text, 2)
+    found = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=_doc(uri), position=position(text, needle, client.encoding, shift=shift)
+        )
+    )
+    return list(found.items) if found is not None else []
+
+
+async def test_slash_completes_the_workspace_skills(client: LanguageClient) -> None:
+    text = (client.root / "report-writer" / "SKILL.md").read_text(encoding="utf-8")
+    items = await _complete(client, "report-writer/SKILL.md", text, "/pdf-tools", 1)
+    assert [item.label for item in items] == ["/pdf-tools", "/release-notes", "/report-writer"]
+    first = items[0]
+    assert span_text(text, first.text_edit.range, client.encoding) == "/pdf-tools"
+    assert first.detail == (
+        "Extract text and tables from PDF files. Use when the user sends a PDF or asks ab…"
+    )
+    assert first.documentation.value.startswith("**skill `pdf-tools`** · `pdf-tools/SKILL.md`")
+
+
+async def test_slash_completion_in_a_reference_file_but_not_in_paths(
+    client: LanguageClient,
+) -> None:
+    relative = "report-writer/references/outline.md"
+    saved = (client.root / relative).read_text(encoding="utf-8")
+    text = saved + "3. Then run /re\n"
+    items = await _complete(client, relative, text, "/re\n", 3)
+    assert {item.label for item in items} == {"/pdf-tools", "/release-notes", "/report-writer"}
+    assert span_text(text, items[0].text_edit.range, client.encoding) == "/re"
+    in_path = await _complete(client, relative, text, "../../pdf-tools", 3)
+    assert all(not item.label.startswith("/") for item in in_path)

@@ -17,6 +17,12 @@ server and of its analysis worker with 50 skill files open. ``--pathological-onl
 just the server start and the pathological line. Targets (issue 9): syntax
 diagnostics and completion p95 ≤ 50 ms, hover p95 ≤ 100 ms, start to first diagnostics
 ≤ 1.5 s.
+
+Then a hand-written 1,000-line SKILL.md (issue 23) in a folder with references, scripts
+and assets: ``didChange`` (one typed character in the body) to the manifest rules'
+diagnostics of that version, completion inside a link target (``](references/``) and
+``documentLink`` of the whole file, against the same targets as the Python file.
+``--skill-md-only`` runs just the server start and this case.
 """
 
 from __future__ import annotations
@@ -93,6 +99,127 @@ def generate_skill(steps: int = STEPS, name: str = "big") -> str:
     return "\n".join(lines)
 
 
+SKILL_MD_LINES = 1000
+
+
+def generate_skill_md(folder: Path, lines: int = SKILL_MD_LINES) -> str:
+    """A hand-written-style SKILL.md of ``lines`` lines in ``folder``, which gets the
+    references, scripts and assets it links to (one link in twenty names a missing file,
+    so the diagnostics are not empty)."""
+    for sub in ("references", "scripts", "assets"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    for n in range(20):
+        (folder / "references" / f"topic-{n}.md").write_text(f"# Topic {n}\n\nNotes.\n")
+    for n in range(5):
+        (folder / "scripts" / f"tool-{n}.py").write_text("#!/usr/bin/env python3\nprint(1)\n")
+    (folder / "assets" / "template.csv").write_text("a,b\n1,2\n")
+    out = [
+        "---",
+        f"name: {folder.name}",
+        "description: A long hand-written skill for the language server benchmark. Use when "
+        "measuring.",
+        "---",
+        "",
+        "# Big skill",
+        "",
+    ]
+    n = 0
+    while len(out) < lines - 1:
+        section = n // 25
+        if n % 25 == 0:
+            out += [f"## Section {section}", ""]
+        kind = n % 5
+        if kind == 0:
+            topic = n % 21  # topic-20.md does not exist
+            out.append(f"Read [topic {topic}](references/topic-{topic}.md) before step {n}.")
+        elif kind == 1:
+            out.append(f"Run `python scripts/tool-{n % 5}.py --step {n}` and keep its output.")
+        elif kind == 2:
+            out.append(f"Shape the table like assets/template.csv; this is line {n} of prose.")
+        elif kind == 3:
+            out += ["```bash", f"python scripts/tool-{n % 5}.py {n}", "```"]
+        else:
+            out.append(f"Plain guidance for step {n}: check the result, then go on.")
+        n += 1
+    out.append("")
+    return "\n".join(out[:lines])
+
+
+async def skill_md_case(bench: Bench, requests: int) -> dict:
+    """didChange → diagnostics, completion in a link target and documentLink latency on a
+    1,000-line SKILL.md."""
+    client = bench.client
+    folder = bench.root / "big-skill"
+    folder.mkdir()
+    text = generate_skill_md(folder)
+    path = folder / "SKILL.md"
+    path.write_text(text, encoding="utf-8")
+    uri = bench.open(path, text, language="markdown")
+    await bench.wait(lambda: (uri, 1) in bench.events)
+    lines = text.split("\n")
+    document = types.TextDocumentIdentifier(uri=uri)
+    results: dict = {"lines": len(lines)}
+
+    # didChange -> the SKILL.md rules' diagnostics of that version (typing in prose).
+    line_no = next(
+        n for n, line in enumerate(lines) if line.startswith("Plain guidance for step 499")
+    )
+    column = len("Plain guidance")
+    timings = []
+    version = 1
+    for i in range(requests):
+        version += 1
+        where = types.Position(line_no, column + i)
+        sent = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(where, where), text="x"
+                    )
+                ],
+            )
+        )
+        await bench.wait(lambda v=version: (uri, v) in bench.events)
+        timings.append(bench.events[(uri, version)] - sent)
+        await asyncio.sleep(0.01)
+    results["did_change_to_diagnostics"] = summary(timings)
+    await asyncio.sleep(1.0)
+
+    # Completion inside a link target: the cursor right after "](references/".
+    link_lines = [n for n, line in enumerate(lines) if "](references/" in line]
+    items = 0
+
+    async def complete(line: int):
+        nonlocal items
+        column = lines[line].index("](references/") + len("](references/")
+        answer = await client.text_document_completion_async(
+            types.CompletionParams(document, types.Position(line, column))
+        )
+        items = len(answer.items) if answer is not None else 0
+
+    spent = []
+    for n in range(requests):
+        sent = time.perf_counter()
+        await complete(link_lines[(n * 7) % len(link_lines)])
+        spent.append(time.perf_counter() - sent)
+    results["completion_in_link"] = {**summary(spent), "items": items}
+
+    links = 0
+    spent = []
+    for _ in range(requests):
+        sent = time.perf_counter()
+        found = await client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=document)
+        )
+        spent.append(time.perf_counter() - sent)
+        links = len(found or ())
+    results["document_links"] = {**summary(spent), "links": links}
+    client.text_document_did_close(types.DidCloseTextDocumentParams(document))
+    return results
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
@@ -144,11 +271,11 @@ class Bench:
                 raise TimeoutError("benchmark condition not met")
             await asyncio.sleep(0.0005)
 
-    def open(self, path: Path, text: str) -> str:
+    def open(self, path: Path, text: str, language: str = "python") -> str:
         uri = from_fs_path(str(path))
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+                types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
             )
         )
         return uri
@@ -200,7 +327,7 @@ async def pathological_line(bench: Bench, complete, line: int, edits: int) -> di
     }
 
 
-async def run(requests: int, pathological_only: bool = False) -> dict:
+async def run(requests: int, pathological_only: bool = False, skill_md_only: bool = False) -> dict:
     root = Path(tempfile.mkdtemp(prefix="skillkit-lsp-bench-"))
     text = generate_skill()
     path = root / "big_skill.py"
@@ -266,6 +393,13 @@ async def run(requests: int, pathological_only: bool = False) -> dict:
                 raise TimeoutError("no semantic result")
             await asyncio.sleep(0.02)
 
+    if skill_md_only:
+        await semantic_ready()  # the worker's first pass over the Python file is done
+        results["skill_md"] = await skill_md_case(bench, requests)
+        await client.shutdown_session()
+        await client.stop()
+        return results
+
     if pathological_only:
         edits = min(requests, 20)
         results["pathological_line"] = await pathological_line(
@@ -313,6 +447,7 @@ async def run(requests: int, pathological_only: bool = False) -> dict:
     results["pathological_line"] = await pathological_line(
         bench, complete, next_lines[0], min(requests, 20)
     )
+    results["skill_md"] = await skill_md_case(bench, requests)
 
     # Memory with 50 skill files open.
     for n in range(50):
@@ -342,9 +477,12 @@ def main() -> None:
     parser.add_argument(
         "--pathological-only", action="store_true", help="start, then only the 300,000 '(' line"
     )
+    parser.add_argument(
+        "--skill-md-only", action="store_true", help="start, then only the 1,000-line SKILL.md"
+    )
     args = parser.parse_args()
     os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="skillkit-bench-cache-"))
-    results = asyncio.run(run(args.requests, args.pathological_only))
+    results = asyncio.run(run(args.requests, args.pathological_only, args.skill_md_only))
     text = json.dumps(results, indent=2)
     print(text)
     if args.json:

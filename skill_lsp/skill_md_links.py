@@ -152,10 +152,14 @@ def path_refs(snapshot: Snapshot) -> list[PathRef]:
     if place is None:
         return []
     found = []
+    # A long skill names the same few files again and again: each is looked up once.
+    known: dict[str, PathRef | None] = {}
     for where, written, path in _candidates(snapshot, place):
-        ref = _resolved(place, where, written, path)
+        if path not in known:
+            known[path] = _resolved(place, where, written, path)
+        ref = known[path]
         if ref is not None:
-            found.append(ref)
+            found.append(ref._replace(range=where, written=written))
     return found
 
 
@@ -178,14 +182,17 @@ def document_links(snapshot: Snapshot, tooltips: bool = False) -> list[types.Doc
     with ``tooltips`` (when the client shows them) each names its file."""
     if markdown_place(snapshot) is None:
         return None
-    return [
-        types.DocumentLink(
-            range=snapshot.map.range(ref.range),
-            target=from_fs_path(ref.path) or ref.path,
-            tooltip=(ref.relative or ref.path) if tooltips else None,
+    uris: dict[str, str] = {}
+    links = []
+    for ref in path_refs(snapshot):
+        uri = uris.get(ref.path)
+        if uri is None:
+            uri = uris[ref.path] = from_fs_path(ref.path) or ref.path
+        tooltip = (ref.relative or ref.path) if tooltips else None
+        links.append(
+            types.DocumentLink(range=snapshot.map.range(ref.range), target=uri, tooltip=tooltip)
         )
-        for ref in path_refs(snapshot)
-    ]
+    return links
 
 
 def definition(snapshot: Snapshot, line: int, column: int) -> list[types.Location] | None:

@@ -295,3 +295,30 @@ async def test_a_half_typed_document_answers_without_crashing(client: LanguageCl
         )
     replace_all(client, uri, "---\nname: report-writer\n---\n\n[x](references/out", 82)
     assert await _complete(client, uri, types.Position(4, 22)) == ["outline.md"]
+
+
+async def test_reference_files_hover_and_lead_to_their_paths(client: LanguageClient) -> None:
+    skill = client.root / "pdf-tools"
+    path = skill / "references" / "extracting.md"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, version=90)
+    at = position(text, "scripts/extract.py", client.encoding, shift=8)
+    found = await client.text_document_hover_async(
+        types.HoverParams(text_document=_doc(uri), position=at)
+    )
+    assert found.contents.value.startswith("**`scripts/extract.py`** · script")
+    sibling = position(text, "tables.md", client.encoding, shift=1)
+    found = await client.text_document_hover_async(
+        types.HoverParams(text_document=_doc(uri), position=sibling)
+    )
+    assert found.contents.value.startswith("**`references/tables.md`** · ~")
+    assert "Tables come out as CSV" in found.contents.value
+    zero = types.Range(types.Position(0, 0), types.Position(0, 0))
+    for where, target in (
+        (at, skill / "scripts" / "extract.py"),
+        (sibling, path.parent / "tables.md"),
+    ):
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=_doc(uri), position=where)
+        )
+        assert found == [types.Location(uri=uri_of(target), range=zero)]

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.editors.headless import linked_workspace
+
 ROOT = Path(__file__).parents[2]
 PLUGIN = ROOT / "editors" / "nvim"
 SESSION = Path(__file__).with_name("nvim_session.lua")
@@ -219,3 +221,71 @@ def test_an_untrusted_projects_own_python_never_starts_the_server(untrusted) -> 
     assert untrusted["untrusted_cmd"] == ["python3", "-P", "-m", "skill_lsp"]
     assert untrusted["trusted_cmd"] == [venv_python, "-P", "-m", "skill_lsp"]
     assert not Path(venv_python + ".ran").exists()
+
+
+SKILLS_SESSION = Path(__file__).with_name("nvim_skills_session.lua")
+
+
+@pytest.fixture(scope="module")
+def skills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A session on the linked-skills workspace (a git repository) with the plugin's
+    defaults: what it saw, plus the workspace."""
+    parent = tmp_path_factory.mktemp("nvim-skills")
+    root = linked_workspace(parent)
+    out = parent / "seen.json"
+    env = {
+        **os.environ,
+        "SKILLKIT_PLUGIN": str(PLUGIN),
+        "SKILLKIT_PYTHON": sys.executable,
+        "SKILLKIT_ROOT": str(root),
+        "SKILLKIT_OUT": str(out),
+        "XDG_CACHE_HOME": str(parent / "cache"),
+        "XDG_STATE_HOME": str(parent / "state"),
+    }
+    command = [NVIM, "--headless", "--clean", "--cmd", "let g:loaded_python3_provider=0"]
+    done = subprocess.run(
+        [*command, "-c", f"luafile {SKILLS_SESSION}"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert out.exists(), done.stdout[-2000:] + done.stderr[-2000:]
+    seen = json.loads(out.read_text())
+    seen["workspace"] = root
+    return seen
+
+
+def test_skill_md_session_ran_every_stage(skills) -> None:
+    assert skills["errors"] in ({}, []), (skills["errors"], skills["messages"])
+    # One server for the whole project (found by .git), not one per skill folder.
+    assert Path(skills["root"]) == skills["workspace"]
+    assert "broken-link" in skills["codes"]
+
+
+def test_skill_md_paths_are_document_links(skills) -> None:
+    assert {(link["text"], link["target"]) for link in skills["links"]} >= {
+        ("references/extracting.md", "pdf-tools/references/extracting.md"),
+        ("scripts/extract.py", "pdf-tools/scripts/extract.py"),
+        ("assets/table-template.csv", "pdf-tools/assets/table-template.csv"),
+    }
+    # The broken link (references/forms.md) names no file: a diagnostic, not a link.
+    assert "pdf-tools/references/forms.md" not in {link["target"] for link in skills["links"]}
+
+
+def test_open_link_follows_the_link_and_the_reference_file_attaches(skills) -> None:
+    assert skills["opened"] == "pdf-tools/references/extracting.md"
+    assert skills["reference_attached"] and skills["same_client"]
+
+
+def test_rename_of_a_skill_renames_its_folder_name_and_every_reference(skills) -> None:
+    root = skills["workspace"]
+    assert not (root / "report-writer").exists()
+    renamed = (root / "report-builder" / "SKILL.md").read_text()
+    assert renamed.startswith("---\nname: report-builder\n")
+    for caller in ("pdf-tools", "release-notes"):
+        text = (root / caller / "SKILL.md").read_text()
+        assert "`/report-builder`" in text and "report-writer" not in text
+    assert "report-builder/SKILL.md" in skills["renamed_buffers"]
+    assert skills["modified"] in ({}, [])  # everything saved

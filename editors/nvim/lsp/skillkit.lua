@@ -3,7 +3,7 @@ local config = require("skillkit.config")
 
 return {
   cmd = function(dispatchers)
-    local root = vim.fs.root(0, config.root_markers)
+    local root = config.root(0)
     return vim.lsp.rpc.start(config.cmd(root), dispatchers)
   end,
   filetypes = { "python", "markdown" },

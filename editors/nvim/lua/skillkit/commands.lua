@@ -86,6 +86,43 @@ function M.check()
   end)
 end
 
+--- The document link of `links` (textDocument/documentLink's answer) at `position`.
+function M.link_at(links, position)
+  for _, link in ipairs(links or {}) do
+    local first, last = link.range.start, link.range["end"]
+    local after_start = position.line > first.line
+      or (position.line == first.line and position.character >= first.character)
+    local before_end = position.line < last.line
+      or (position.line == last.line and position.character < last.character)
+    if after_start and before_end then
+      return link
+    end
+  end
+  return nil
+end
+
+--- Open the file the document link under the cursor points to (a link of SKILL.md or of
+--- a reference file: [text](references/x.md), scripts/run.py, ...).
+function M.open_link()
+  local running = client.get(0)
+  if not running then
+    vim.notify("skillkit: the language server is not running here", vim.log.levels.WARN)
+    return
+  end
+  local position = vim.lsp.util.make_position_params(0, running.offset_encoding).position
+  local params = { textDocument = vim.lsp.util.make_text_document_params(0) }
+  running:request("textDocument/documentLink", params, function(err, links)
+    local link = not err and M.link_at(links, position) or nil
+    if not (link and link.target) then
+      vim.notify("skillkit: no link under the cursor", vim.log.levels.INFO)
+      return
+    end
+    -- A target may end in a fragment (#L12); the file is the part before it.
+    local target = link.target:gsub("#.*$", "")
+    vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+  end, 0)
+end
+
 function M.host(name)
   if not vim.tbl_contains(config.hosts, name) then
     vim.notify("skillkit: unknown host '" .. tostring(name) .. "'", vim.log.levels.ERROR)
@@ -117,6 +154,7 @@ function M.create()
   create("SkillkitPreview", M.preview, { desc = "Preview every step's prompt" })
   create("SkillkitCheck", M.check, { desc = "Lint the workspace into the quickfix list" })
   create("SkillkitRestart", M.restart, { desc = "Restart the skillkit server" })
+  create("SkillkitOpenLink", M.open_link, { desc = "Open the file the link under the cursor names" })
   create("SkillkitHost", function(args)
     M.host(args.args)
   end, {

@@ -33,6 +33,8 @@ M.hosts = {
 }
 
 M.root_markers = { "pyproject.toml", ".git", "SKILL.md" }
+-- What makes a folder a project (a workspace of skills), before a lone skill folder.
+M.project_markers = { "pyproject.toml", ".git" }
 
 function M.merge(opts)
   M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
@@ -115,20 +117,45 @@ function M.before_init(params, client_config)
   params.initializationOptions = M.init_options(client_config.root_dir)
 end
 
---- Whether a buffer is one the server handles: Python files and SKILL.md.
+--- Whether `path` is a Markdown file under a skill's references/ folder (one whose
+--- parent folder holds SKILL.md).
+function M.is_skill_reference(path)
+  for dir in vim.fs.parents(path) do
+    if vim.fs.basename(dir) == "references"
+      and vim.uv.fs_stat(vim.fs.joinpath(vim.fs.dirname(dir), "SKILL.md"))
+    then
+      return true
+    end
+  end
+  return false
+end
+
+--- Whether a buffer is one the server handles: Python files, SKILL.md and the Markdown
+--- files under a skill's references/.
 function M.wants(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   local ft = vim.bo[bufnr].filetype
   if ft == "python" then
     return true
   end
-  return ft == "markdown" and vim.fs.basename(name) == "SKILL.md"
+  if ft ~= "markdown" or name == "" then
+    return false
+  end
+  return vim.fs.basename(name) == "SKILL.md" or M.is_skill_reference(name)
+end
+
+--- The workspace root for `path`: the nearest folder up with pyproject.toml or .git (so
+--- every skill of a project shares one server, and renames and references reach across
+--- them); else the nearest folder holding SKILL.md; else the file's own folder.
+function M.root_of(path)
+  local dir = vim.fs.dirname(path)
+  local found = vim.fs.find(M.project_markers, { upward = true, path = dir })[1]
+    or vim.fs.find("SKILL.md", { upward = true, path = dir })[1]
+  return found and vim.fs.dirname(found) or dir
 end
 
 function M.root(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local found = vim.fs.find(M.root_markers, { upward = true, path = vim.fs.dirname(name) })[1]
-  return found and vim.fs.dirname(found) or vim.fs.dirname(name)
+  return M.root_of(vim.api.nvim_buf_get_name(bufnr))
 end
 
 return M

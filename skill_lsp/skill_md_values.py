@@ -75,6 +75,8 @@ def value_items(snapshot: Snapshot, line: int, column: int, host: str) -> list |
     if found is None:
         return None
     key, typed, start = found
+    # Right after "key:" a value needs a space first ("effort:low" would be one string).
+    lead = " " if start > 0 and full[start - 1] == ":" else ""
     if key in TOOL_KEYS:
         breaks = [match.end() for match in _ENTRY_BREAK.finditer(typed)]
         entry_start = start + (breaks[-1] if breaks else 0)
@@ -85,7 +87,7 @@ def value_items(snapshot: Snapshot, line: int, column: int, host: str) -> list |
             end += 1
         where = SourceRange(line, entry_start, line, end)
         present = set(re.findall(r"[\w.-]+", typed[: entry_start - start]))
-        return _tool_items(snapshot, key, where, present, host)
+        return _tool_items(snapshot, key, where, present, host, lead if not breaks else "")
     from skill_lsp.skill_md import key_docs
 
     doc = key_docs().get(key)
@@ -105,14 +107,14 @@ def value_items(snapshot: Snapshot, line: int, column: int, host: str) -> list |
             ),
             sort_text=f"{order:02d}",
             filter_text=value,
-            text_edit=types.TextEdit(range=where, new_text=value),
+            text_edit=types.TextEdit(range=where, new_text=lead + value),
         )
         for order, value in enumerate(doc.values)
     ]
 
 
 def _tool_items(
-    snapshot: Snapshot, key: str, where: SourceRange, present: set[str], host: str
+    snapshot: Snapshot, key: str, where: SourceRange, present: set[str], host: str, lead: str
 ) -> list:
     from skillkit_core.hosts import HOSTS
 
@@ -140,7 +142,7 @@ def _tool_items(
                 ),
                 sort_text=f"{order:04d}",
                 filter_text=tool,
-                text_edit=types.TextEdit(range=edit_range, new_text=tool),
+                text_edit=types.TextEdit(range=edit_range, new_text=lead + tool),
             )
         )
     return items

@@ -111,3 +111,13 @@ async def test_key_items_say_who_reads_the_key(client: LanguageClient) -> None:
     items = await _complete(client, "report-writer/SKILL.md", text, "\nef\n", 3, 13)
     effort = next(item for item in items if item.label == "effort")
     assert effort.documentation.value.endswith(READERS)
+
+
+async def test_a_value_right_after_the_colon_gets_its_space(client: LanguageClient) -> None:
+    saved = _text(client, "report-writer/SKILL.md")
+    text = saved.replace("context: fork\n", "context: fork\nmodel:\n")
+    items = await _complete(client, "report-writer/SKILL.md", text, "model:\n", 6, 17)
+    assert [item.text_edit.new_text for item in items] == [f" {v}" for v in MODEL_ALIASES]
+    tools = saved.replace("context: fork\n", "context: fork\nallowed-tools:\n")
+    items = await _complete(client, "report-writer/SKILL.md", tools, "allowed-tools:\n", 14, 19)
+    assert items and all(item.text_edit.new_text.startswith(" ") for item in items)

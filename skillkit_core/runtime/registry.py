@@ -274,7 +274,8 @@ class _Discovery:
         return record.location in self._files
 
     def add(self, record: SkillRecord, skill_path: tuple[str, ...]) -> None:
-        """Add ``record`` at ``skill_path``, unless its SKILL.md or its path is taken.
+        """Add ``record`` (a SKILL.md not seen yet, see :meth:`knows`) at ``skill_path``,
+        unless the path is taken.
 
         A skill path already served (the same folders under two roots, each holding a
         skill of that name) goes to the earlier skill: the later one is dropped with a

@@ -242,3 +242,23 @@ def test_a_nested_skill_is_read_again_at_its_own_path(tmp_path: Path) -> None:
     unique = registry.get("unique")
     assert unique.source_root == registry.get("outer").root_dir
     assert registry.refresh(unique).skill_path == unique.skill_path
+
+
+def test_the_nested_search_stays_inside_the_skill(tmp_path: Path) -> None:
+    root = nested_tree(tmp_path)
+    outer = root / "a-outer" / "outer"
+    elsewhere = tmp_path / "elsewhere" / "stray"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "SKILL.md").write_text("---\nname: stray\ndescription: d\n---\nbody\n")
+    (outer / "linked-out").symlink_to(elsewhere.parent, target_is_directory=True)
+    (outer / "again").symlink_to(outer / "parts", target_is_directory=True)
+    registry = discover_skills([root])
+    assert "stray" not in {record.name for record in registry.served}
+    # The folder reached twice (parts/ and the link again/ to it) is searched once, by its
+    # first name in sorted order, the name the enclosing skill's file listing uses too.
+    assert [r.skill_path[-1] for r in registry.served].count("unique") == 1
+    assert registry.get("unique").skill_path == ("a-outer", "outer", "again", "unique")
+    assert (
+        f"{outer / 'linked-out'}: not searched: the symlink leads to {elsewhere.parent}, "
+        "outside skill 'outer'" in warnings_text(registry)
+    )

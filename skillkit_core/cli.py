@@ -48,7 +48,12 @@ def version() -> None:
 _Roots = Annotated[
     list[str], typer.Argument(metavar="ROOT", help="Skill folders, or folders holding them.")
 ]
-_Depth = Annotated[int, typer.Option(min=0, help="How deep below each root to look for skills.")]
+_Depth = Annotated[
+    int,
+    typer.Option(
+        min=0, help="How deep below each root, and below each skill (nested ones), to look."
+    ),
+]
 _NoLocation = Annotated[bool, typer.Option("--no-location", help="Omit <location> elements.")]
 _Budget = Annotated[
     int, typer.Option(min=0, help="Character limit of <available_skills> (0: no limit).")
@@ -106,7 +111,10 @@ def serve(
     budget: _Budget = 15_000,
     page_size: Annotated[
         int,
-        typer.Option(min=1, help="Skills per skills/list page (MCP skills extension)."),
+        typer.Option(
+            min=1,
+            help="Entries per page of skills/list, resources/list and resources/directory/read.",
+        ),
     ] = 50,
 ) -> None:
     """Serve the skills under ROOTS to an agent over MCP (stdio)."""

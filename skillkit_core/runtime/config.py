@@ -21,7 +21,7 @@ class RuntimeConfig:
     ``include_location`` puts each SKILL.md path in it (off for tool-only agents);
     ``max_concurrent_scripts`` caps the scripts one session runs at the same time;
     ``page_size`` is the number of skills per ``skills/list`` page (and of entries per
-    ``resources/directory/read`` page).
+    ``resources/list`` and ``resources/directory/read`` page).
     """
 
     roots: tuple[Path, ...]

@@ -41,6 +41,8 @@ _SEGMENT_END = re.compile(r"[^)\s#/>`'\"]*")
 # Lines of a script a hover shows, and the bytes read for them.
 SCRIPT_LINES = 10
 _SCRIPT_HEAD_BYTES = 4096
+# Bytes of a linked markdown file read to find the heading a fragment names.
+_MAX_READ = 1024 * 1024
 # Entries a completion lists from one folder (a skill folder is small).
 MAX_ENTRIES = 500
 
@@ -196,16 +198,52 @@ def document_links(snapshot: Snapshot, tooltips: bool = False) -> list[types.Doc
 
 
 def definition(snapshot: Snapshot, line: int, column: int) -> list[types.Location] | None:
-    """Go-to-definition on a path: the file it names (None when there is none)."""
+    """Go-to-definition on a path: the file it names, at the heading its ``#fragment``
+    names when it has one (``#anchor`` alone: a heading of this document). None when
+    there is no such file."""
     ref = path_ref_at(snapshot, line, column)
     if ref is None:
+        return _anchor_definition(snapshot, line, column)
+    where = SourceRange(0, 0, 0, 0)
+    fragment = ref.written.partition("#")[2]
+    if fragment and ref.path.lower().endswith(_MARKDOWN):
+        lines = _read_lines(ref.path)
+        if lines is not None:
+            from skill_lsp.skill_md_structure import heading_for
+
+            where = heading_for(lines, fragment) or where
+    start = types.Position(where.line, where.column)
+    end = types.Position(where.end_line, where.end_column)
+    # Another file's columns are counted in code points: exact for ASCII headings, and
+    # the line is right in any case.
+    return [types.Location(uri=from_fs_path(ref.path) or ref.path, range=types.Range(start, end))]
+
+
+def _anchor_definition(snapshot: Snapshot, line: int, column: int) -> list[types.Location] | None:
+    place = markdown_place(snapshot)
+    if place is None:
         return None
-    start = types.Position(0, 0)
-    return [
-        types.Location(
-            uri=from_fs_path(ref.path) or ref.path, range=types.Range(start=start, end=start)
-        )
-    ]
+    for link in scan_of(snapshot, place).links:
+        where = link.range
+        inside = where.line == line and where.column <= column <= where.end_column
+        if inside and link.target.startswith("#"):
+            from skill_lsp.skill_md_structure import heading_for
+
+            found = heading_for(list(snapshot.lines), link.target[1:])
+            if found is None:
+                return None
+            return [types.Location(uri=snapshot.uri, range=snapshot.map.range(found))]
+    return None
+
+
+def _read_lines(path: str) -> list[str] | None:
+    """The lines of a markdown file (its first megabyte), None when it cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(_MAX_READ)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:

@@ -78,6 +78,38 @@ def headings(snapshot: Snapshot) -> list[Heading]:
     return found
 
 
+def heading_slug(text: str) -> str:
+    """The anchor a heading gets on GitHub and in VS Code: lowercase, punctuation dropped
+    (hyphens and underscores kept), spaces made hyphens."""
+    kept = "".join(char for char in text.strip().lower() if char.isalnum() or char in " -_")
+    return kept.replace(" ", "-")
+
+
+def heading_for(lines: list[str], fragment: str) -> SourceRange | None:
+    """Where the heading text the ``fragment`` of a link names sits in ``lines`` (a
+    markdown file, frontmatter skipped), or None."""
+    from urllib.parse import unquote
+
+    from skillkit_core.manifest.markdown import scan_markdown
+
+    wanted = unquote(fragment).strip().lower()
+    if not wanted:
+        return None
+    code = scan_markdown(lines).code_lines
+    start = 0
+    if lines and lines[0].strip() == "---":
+        closing = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+        start = closing + 1 if closing is not None else 0
+    for number in range(start, len(lines)):
+        text = lines[number]
+        if "#" not in text or number in code:
+            continue
+        match = _HEADING.match(text)
+        if match is not None and heading_slug(match.group("text") or "") == wanted:
+            return SourceRange(number, match.start("text"), number, match.end("text"))
+    return None
+
+
 def _last_text_line(lines: Sequence[str], first: int, last: int) -> int:
     """The last line in ``first..last`` holding more than blanks (``first`` at least)."""
     while last > first and not lines[last].strip():

@@ -322,3 +322,29 @@ async def test_reference_files_hover_and_lead_to_their_paths(client: LanguageCli
             types.DefinitionParams(text_document=_doc(uri), position=where)
         )
         assert found == [types.Location(uri=uri_of(target), range=zero)]
+
+
+async def test_a_fragment_leads_to_its_heading(client: LanguageClient) -> None:
+    skill = client.root / "pdf-tools"
+    path = skill / "SKILL.md"
+    text = path.read_text(encoding="utf-8") + (
+        "See [the steps](#steps), [extracting](references/extracting.md#extracting-text)"
+        " and [nothing](#no-such-heading).\n"
+    )
+    uri = open_file(client, path, text, version=100)
+
+    async def definition(needle: str) -> list[types.Location] | None:
+        at = position(text, needle, client.encoding, shift=2)
+        return await client.text_document_definition_async(
+            types.DefinitionParams(text_document=_doc(uri), position=at)
+        )
+
+    assert await definition("#steps") == [
+        types.Location(uri=uri, range=_span(text, "Steps", client.encoding))
+    ]
+    reference = skill / "references" / "extracting.md"
+    heading = types.Range(types.Position(0, 2), types.Position(0, len("# Extracting text")))
+    assert await definition("references/extracting.md#") == [
+        types.Location(uri=uri_of(reference), range=heading)
+    ]
+    assert not await definition("#no-such-heading")

@@ -22,7 +22,7 @@ from skill_lsp.index import Snapshot
 from skill_lsp.rpc import RequestFailed
 from skill_lsp.skill_index import IndexedFile, IndexView, current_view
 from skillkit_core.lint.diagnostic import SourceRange
-from skillkit_core.manifest.skill_names import find_skill_names
+from skillkit_core.manifest.skill_names import SLASH, find_skill_names
 
 DEFINITION = "definition"
 # A "/" starting a word, and the part of a skill name typed after it.
@@ -52,7 +52,8 @@ def _target_at(
     text = snapshot.lines[line] if 0 <= line < len(snapshot.lines) else ""
     for mention in find_skill_names(text, view.names):
         where = mention.range
-        if where.column <= column <= where.end_column:
+        first = where.column - 1 if mention.kind == SLASH else where.column  # the "/" too
+        if first <= column <= where.end_column:
             return mention.name, SourceRange(line, where.column, line, where.end_column)
     return None
 
@@ -255,3 +256,49 @@ async def slash_items(
             )
         )
     return items
+
+
+async def highlights(
+    ls: Any, snapshot: Snapshot, line: int, column: int
+) -> list[types.DocumentHighlight] | None:
+    """The places of this document naming the skill under the cursor (its ``name:``
+    as the written one)."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        return None
+    name = target[0]
+    declared = {
+        skill.name_range
+        for skill in view.named(name)
+        if skill.skill_md.path == snapshot.path and skill.name_range is not None
+    }
+    places = {mention.range for mention in find_skill_names(snapshot.text, (name,))} | declared
+    return [
+        types.DocumentHighlight(
+            range=snapshot.map.range(where),
+            kind=types.DocumentHighlightKind.Write
+            if where in declared
+            else types.DocumentHighlightKind.Read,
+        )
+        for where in sorted(places)
+    ]
+
+
+async def skill_hover(ls: Any, snapshot: Snapshot, line: int, column: int) -> str | None:
+    """A skill named under the cursor: its SKILL.md, description and how often the
+    workspace names it."""
+    view = await current_view(ls)
+    target = _target_at(view, snapshot, line, column)
+    if target is None:
+        return None
+    name = target[0]
+    parts = []
+    for skill in view.named(name):
+        relative = os.path.join(os.path.basename(skill.folder), "SKILL.md")
+        parts.append(f"**skill `{name}`** · `{relative}`")
+        if skill.description:
+            parts.append(" ".join(skill.description.split()))
+    count = sum(1 for found in occurrences(view, name) if found.kind != DEFINITION)
+    parts.append(f"Named in {count} place{'s' if count != 1 else ''} of the workspace.")
+    return "\n\n".join(parts)

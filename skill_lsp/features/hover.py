@@ -28,7 +28,7 @@ def register(server: Any) -> None:
     """Declare ``textDocument/hover``."""
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: Any, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: Any, params: types.HoverParams) -> types.Hover | None:
         snapshot = ls.documents.get(params.text_document.uri)
         if snapshot is None:
             return None
@@ -48,6 +48,11 @@ def register(server: Any) -> None:
             from skill_lsp.skill_md_links import reference_hover
 
             text = reference_hover(snapshot, line, column)
+        if not text and (snapshot.path or "").lower().endswith(".md"):
+            from skill_lsp.skill_md_symbols import skill_hover
+
+            # A skill named here (/name, a mention): its description (needs the index).
+            text = await skill_hover(ls, snapshot, line, column)
         if not text:
             return None
         return types.Hover(contents=types.MarkupContent(kind=_markup(ls), value=text))

@@ -71,9 +71,14 @@ def register(server: Any) -> None:
         ]
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-    def highlight(
+    async def highlight(
         ls: Any, params: types.DocumentHighlightParams
     ) -> list[types.DocumentHighlight] | None:
+        markdown, line, column = _markdown_at(ls, params)
+        if markdown is not None:
+            from skill_lsp import skill_md_symbols
+
+            return await skill_md_symbols.highlights(ls, markdown, line, column)
         snapshot, line, column = _python_at(ls, params)
         if snapshot is None:
             return None

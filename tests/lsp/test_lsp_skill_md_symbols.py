@@ -204,3 +204,45 @@ async def test_slash_completion_in_a_reference_file_but_not_in_paths(
     assert span_text(text, items[0].text_edit.range, client.encoding) == "/re"
     in_path = await _complete(client, relative, text, "../../pdf-tools", 3)
     assert all(not item.label.startswith("/") for item in in_path)
+
+
+async def test_hover_on_a_skill_name_shows_its_description(client: LanguageClient) -> None:
+    path = client.root / "pdf-tools" / "SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text)
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=_doc(uri),
+            position=position(text, "/report-writer", client.encoding, shift=4),
+        )
+    )
+    assert found is not None
+    assert found.contents.value == (
+        "**skill `report-writer`** · `report-writer/SKILL.md`\n\n"
+        "Write a short report from extracted text. Use after pdf-tools has extracted a "
+        "document.\n\nNamed in 2 places of the workspace."
+    )
+
+
+async def test_highlights_mark_the_name_key_as_written(client: LanguageClient) -> None:
+    path = client.root / "report-writer" / "SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text)
+    mentions = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(
+            text_document=_doc(uri), position=position(text, "/pdf-tools", client.encoding)
+        )
+    )
+    assert [(h.range.start.line, h.kind) for h in mentions or ()] == [
+        (2, types.DocumentHighlightKind.Read),
+        (9, types.DocumentHighlightKind.Read),
+    ]
+    own = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(
+            text_document=_doc(uri),
+            position=position(text, "name: report-writer", client.encoding, shift=7),
+        )
+    )
+    assert [(h.range.start.line, h.kind) for h in own or ()] == [
+        (1, types.DocumentHighlightKind.Write)
+    ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pygls.uris import from_fs_path
@@ -120,8 +120,9 @@ class SkillIndex:
     def __init__(self, server: Any) -> None:
         self.server = server
         self._layout: tuple[str, ...] | None = None
-        self._texts: dict[str, tuple[tuple[float, int], str | None]] = {}
-        self._entries: dict[tuple[str, str], SkillEntry] = {}
+        # Each file as last read, by path: kept while its time stamp and size stay.
+        self._disk: dict[str, tuple[tuple[float, int], IndexedFile | None]] = {}
+        self._entries: dict[str, tuple[IndexedFile, SkillEntry]] = {}
         # Questions are answered in the loop's thread pool, possibly two at once.
         self._lock = threading.Lock()
 
@@ -138,19 +139,20 @@ class SkillIndex:
             paths.extend(_folder_markdown(os.path.dirname(path)))
         return tuple(dict.fromkeys(paths))
 
-    def _disk_text(self, path: str) -> str | None:
+    def _disk_file(self, path: str) -> IndexedFile | None:
         try:
             info = os.stat(path)
         except OSError:
-            self._texts.pop(path, None)
+            self._disk.pop(path, None)
             return None
         stamp = (info.st_mtime, info.st_size)
-        cached = self._texts.get(path)
+        cached = self._disk.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         text = read_text(path)
-        self._texts[path] = (stamp, text)
-        return text
+        item = None if text is None else IndexedFile(path, from_fs_path(path) or path, text)
+        self._disk[path] = (stamp, item)
+        return item
 
     def view(self, open_files: list[IndexedFile]) -> IndexView:
         """The index now: the layout's files as on disk, open documents over them
@@ -167,9 +169,9 @@ class SkillIndex:
             if path in opened:
                 files[path] = opened[path]
                 continue
-            text = self._disk_text(path)
-            if text is not None:
-                files[path] = IndexedFile(path, from_fs_path(path) or path, text)
+            item = self._disk_file(path)
+            if item is not None:
+                files[path] = item
         skill_folders = {
             os.path.dirname(path) for path in files if os.path.basename(path).lower() == "skill.md"
         }
@@ -187,15 +189,22 @@ class SkillIndex:
         for path, item in files.items():
             if os.path.basename(path).lower() == "skill.md":
                 skills.append(self._entry(item))
-        self._entries = {key: entry for key, entry in self._entries.items() if key[0] in files}
+        if len(self._entries) > len(skills):
+            self._entries = {path: kept for path, kept in self._entries.items() if path in files}
         return IndexView(tuple(skills), tuple(files.values()))
 
     def _entry(self, item: IndexedFile) -> SkillEntry:
-        key = (item.path, item.text)
-        found = self._entries.get(key)
-        if found is None:
-            found = self._entries[key] = skill_entry(item)
-        return found
+        """The skill of a SKILL.md, parsed again only when its text changed."""
+        kept = self._entries.get(item.path)
+        if kept is not None and (kept[0] is item or kept[0].text == item.text):
+            entry = kept[1]
+            if entry.skill_md is not item:  # same text, newer version: point at it
+                entry = replace(entry, skill_md=item)
+                self._entries[item.path] = (item, entry)
+            return entry
+        entry = skill_entry(item)
+        self._entries[item.path] = (item, entry)
+        return entry
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -17,7 +17,7 @@ import os
 import re
 import weakref
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -388,8 +388,3 @@ def reference_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
     from skill_lsp.features.hover import file_preview
 
     return file_preview(place.root, ref.relative)
-
-
-def is_skill_markdown(snapshot: Any) -> bool:
-    """Whether a document is a reference markdown file of a skill (SKILL.md aside)."""
-    return snapshot.kind == DocumentKind.OTHER and markdown_place(snapshot) is not None

@@ -70,6 +70,9 @@ class Snapshot:
     semantic: Any = None  # skill_lsp.semantic.SemanticResult of this or an older version
     carried: tuple[LintDiagnostic, ...] = ()  # semantic diagnostics moved along with edits
     base: Any = field(default=None, repr=False)  # the previous index, for incremental parsing
+    # The previous version's syntax findings, its index and the one edit made since, for
+    # skill_lsp.syntax to carry the findings over (taken once, then let go).
+    previous_syntax: Any = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     # Held while the index is computed (by the syntax pool or, failing that, the loop).
     _index_lock: Any = field(default_factory=threading.Lock, repr=False)
@@ -96,6 +99,12 @@ class Snapshot:
                     self._cache["index"] = found
                     # The older index is no longer needed; let it (and its tree) go.
                     object.__setattr__(self, "base", None)
+        return found
+
+    def take_previous_syntax(self) -> Any:
+        """:attr:`previous_syntax`, which this snapshot then lets go of."""
+        found = self.previous_syntax
+        object.__setattr__(self, "previous_syntax", None)
         return found
 
     def step_graph(self, chain: int) -> Any:
@@ -259,20 +268,31 @@ class DocumentStore:
         if current is None:
             return None
         text, lines = current.text, current.lines
+        starts = current._cache.get("starts")
         carried = current.carried
+        edits = []
         for change in changes:
             where = getattr(change, "range", None)
             if where is None:
-                text, carried = change.text, ()
+                text, carried, starts = change.text, (), None
                 lines = split_lines(text)
+                edits.append(None)
                 continue
-            text, start, end = _splice(text, lines, where, change.text, self.codec)
-            lines = split_lines(text)
+            if starts is None:
+                starts = line_starts(text)
+            text, lines, starts, start, end = _splice(
+                text, lines, starts, where, change.text, self.codec
+            )
             carried = tuple(
                 item
                 for item in (_shift_item(item, start, end, change.text) for item in carried)
                 if item is not None
             )
+            edits.append((start, end, change.text))
+        previous_syntax = None
+        syntax = current._cache.get("syntax")
+        if len(edits) == 1 and edits[0] is not None and syntax is not None and current.indexed:
+            previous_syntax = (syntax, current._cache["index"], edits[0])
         snapshot = Snapshot(
             uri=uri,
             path=current.path,
@@ -284,6 +304,8 @@ class DocumentStore:
             semantic=current.semantic,
             carried=carried,
             base=_previous_index(current),
+            previous_syntax=previous_syntax,
+            _cache={} if starts is None else {"starts": starts},
         )
         self._documents[uri] = snapshot
         return snapshot
@@ -303,21 +325,36 @@ class DocumentStore:
 def _splice(
     text: str,
     lines: Sequence[str],
+    starts: list[int],
     where: types.Range,
     new_text: str,
     codec: PositionCodec,
-) -> tuple[str, tuple[int, int], tuple[int, int]]:
-    """Replace ``where`` (client units) in ``text``; return the text and the code-point
-    start and end positions of the replaced span."""
+) -> tuple[str, list[str], list[int], tuple[int, int], tuple[int, int]]:
+    """Replace ``where`` (client units) in ``text`` (whose lines are ``lines``, starting
+    at string indexes ``starts``); return the new text, lines and line starts, and the
+    code-point start and end positions of the replaced span.
+
+    Only the lines the edit touches are split again: typing in a long file costs no
+    pass over the whole text. A text with a carriage return anywhere is split whole
+    (a ``\r`` next to a ``\n`` the edit brings together would make one line break)."""
     mapper = LineMap(lines, codec)
     start = mapper.code_point(where.start)
     end = mapper.code_point(where.end)
     if end < start:
         start, end = end, start
-    starts = line_starts(text)
     begin = starts[start[0]] + start[1]
     finish = starts[end[0]] + end[1]
-    return text[:begin] + new_text + text[finish:], start, end
+    spliced = text[:begin] + new_text + text[finish:]
+    if "\r" in new_text or "\r" in text:
+        return spliced, split_lines(spliced), line_starts(spliced), start, end
+    middle = (lines[start[0]][: start[1]] + new_text + lines[end[0]][end[1] :]).split("\n")
+    new_starts = starts[: start[0] + 1]
+    for line in middle[:-1]:
+        new_starts.append(new_starts[-1] + len(line) + 1)
+    delta = len(new_text) - (finish - begin)
+    new_starts += [offset + delta for offset in starts[end[0] + 1 :]]
+    new_lines = [*lines[: start[0]], *middle, *lines[end[0] + 1 :]]
+    return spliced, new_lines, new_starts, start, end
 
 
 def shift_range(

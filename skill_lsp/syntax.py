@@ -1,18 +1,158 @@
 """The syntax layer's findings for a Python document: the core's structural checks on the
-version's source index (no code runs)."""
+version's source index (no code runs).
+
+Typing in a prompt changes no step, no name and no transition: when the one edit since
+the previous version lies inside the text of a plain string literal that names nothing
+(in both versions' parse trees), that version's findings are carried over with their
+ranges moved through the edit instead of running the checks again. Anything less certain
+runs them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
+
+Edit = tuple[tuple[int, int], tuple[int, int], str]
+"""One replacement: code-point (line, column) start and end, and the new text."""
+
+# Characters that can change what a string literal is (end it, escape, interpolate) or
+# start a new line: an edit that types or deletes one is never carried over.
+_LITERAL_SYNTAX = frozenset("\"'\\{}\r\n")
 
 
 def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
     """Unknown, duplicate, unreachable and badly named steps of this version."""
-    from skillkit_core.source.diagnostics import structural_diagnostics
-
     index = snapshot.index
     if index.too_large:
         return []
+    earlier = snapshot.take_previous_syntax()
+    if earlier is not None:
+        findings, old_index, edit = earlier
+        moved = carried_over(findings, old_index, index, edit)
+        if moved is not None:
+            return moved
+    from skillkit_core.source.diagnostics import structural_diagnostics
+
     return structural_diagnostics(index, file=None)
+
+
+def carried_over(
+    findings: list[LintDiagnostic], old: Any, new: Any, edit: Edit
+) -> list[LintDiagnostic] | None:
+    """``findings`` (the structural findings of index ``old``) as they are for index
+    ``new``, which ``edit`` made from it; None when that cannot be known without
+    running the checks (the edit may have changed what they see, or touches a finding)."""
+    start, end, new_text = edit
+    if start[0] != end[0] or old.has_errors or new.has_errors:
+        return None
+    if not _is_prose(new_text) or old._state is None or new._state is None:
+        return None
+    old_lines = old._state.lines
+    old_start = old_lines.offset(*start)
+    old_end = old_lines.offset(*end)
+    if not _is_prose(old_lines.text(old_start, old_end)):
+        return None
+    new_end = old_start + len(new_text.encode("utf-8", "surrogatepass"))
+    before = _literal_around(old._state.tree, old_start, old_end)
+    after = _literal_around(new._state.tree, old_start, new_end)
+    if before is None or after is None:
+        return None
+    # The same literal: it starts where it did and ends where the edit moved its end.
+    if before[0] != after[0] or before[1] + (new_end - old_end) != after[1]:
+        return None
+    line, column = start
+    if _names_something(old, line, column) or _names_something(new, line, column):
+        return None
+    moved = []
+    for finding in findings:
+        shifted = _shifted(finding, edit)
+        if shifted is None:
+            return None
+        moved.append(shifted)
+    return moved
+
+
+def _is_prose(text: str) -> bool:
+    return _LITERAL_SYNTAX.isdisjoint(text)
+
+
+def _literal_around(tree: Any, start: int, end: int) -> tuple[int, int] | None:
+    """Byte span of the string literal whose text holds bytes ``start``..``end`` (None
+    when they are not inside the text of one literal)."""
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    if node is None or node.type != "string_content":
+        return None
+    if not node.start_byte <= start <= end <= node.end_byte:
+        return None
+    literal = node.parent
+    if literal is None or literal.type != "string":
+        return None
+    return literal.start_byte, literal.end_byte
+
+
+def _names_something(index: Any, line: int, column: int) -> bool:
+    """Whether a literal the index reads by its value covers (line, column): a string
+    naming a step, sub-skill or topic, a skill's, step's or declaration's name, or a
+    host tool guard's tool."""
+    ranges: Iterable[Any] = (
+        *(ref.range for ref in index.refs),
+        *(guard.range for guard in index.tool_guards),
+        *(chain.name.range for chain in index.chains if chain.name is not None),
+        *(step.name_string.range for step in index.steps if step.name_string is not None),
+        *(
+            declaration.name_string.range
+            for chain in index.chains
+            for declaration in (*chain.subskills, *chain.topics)
+            if declaration.name_string is not None
+        ),
+    )
+    point = (line, column)
+    return any(
+        where.line <= line <= where.end_line
+        and (where.line, where.column) <= point <= (where.end_line, where.end_column)
+        for where in ranges
+    )
+
+
+def _shifted(finding: LintDiagnostic, edit: Edit) -> LintDiagnostic | None:
+    """``finding`` with its range and its fixes' ranges moved through ``edit``."""
+    from skill_lsp.index import shift_range
+
+    start, end, new_text = edit
+    if finding.range is None:
+        return finding
+    where = shift_range(finding.range, start, end, new_text)
+    fix = None if finding.fix is None else _shifted_fix(finding.fix, edit)
+    suggestions = _shifted_fixes(finding.suggestions, edit)
+    if where is None or (finding.fix is not None and fix is None) or suggestions is None:
+        return None
+    return finding._replace(range=where, fix=fix, suggestions=suggestions)
+
+
+def _shifted_fixes(fixes: Iterable[Fix], edit: Edit) -> tuple[Fix, ...] | None:
+    moved = []
+    for fix in fixes:
+        shifted = _shifted_fix(fix, edit)
+        if shifted is None:
+            return None
+        moved.append(shifted)
+    return tuple(moved)
+
+
+def _shifted_fix(fix: Fix, edit: Edit) -> Fix | None:
+    from skill_lsp.index import shift_range
+
+    start, end, new_text = edit
+    edits = []
+    for text_edit in fix.edits:
+        if text_edit.file:  # another file's edit: not moved by this one
+            edits.append(text_edit)
+            continue
+        where = shift_range(text_edit.range, start, end, new_text)
+        if where is None:
+            return None
+        edits.append(text_edit._replace(range=where))
+    return fix._replace(edits=tuple(edits))

@@ -173,9 +173,12 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        import importlib.util
+        from importlib.machinery import PathFinder
 
-        spec = importlib.util.find_spec(name)
+        # The path search itself, not importlib.util.find_spec: importing importlib.util
+        # costs more than the rest of this module's start-up work.
+        parent, _, _ = name.rpartition(".")
+        spec = PathFinder.find_spec(name, sys.modules[parent].__path__ if parent else None)
         self.__spec__ = spec
         self.__path__ = list(spec.submodule_search_locations or []) if spec else []
 

@@ -5,11 +5,17 @@ Both modes share the first half: find this script's real folder by following sym
 derive the skill folder from it and export it as ``SKILL_DIR`` (the runtime reads
 ``references/`` and ``assets/`` from there). Then:
 
-- pyz mode runs ``python3 -I -S bin/<name>.pyz`` (or ``$SKILLKIT_PYTHON``). ``-I``
-  keeps the agent's ``PYTHONPATH`` and user site out; ``-S`` skips ``site``, whose
-  ``.pth`` hooks can cost tens of milliseconds per call and which a self-contained bundle
-  does not need. The bundle itself checks for Python >= 3.11 (in the same process, so the
-  check costs nothing) and prints a clear error on an older one;
+- pyz mode runs the ``__main__`` of ``bin/<name>.pyz`` with ``python3 -I -S`` (or
+  ``$SKILLKIT_PYTHON``). ``-I`` keeps the agent's ``PYTHONPATH`` and user site out;
+  ``-S`` skips ``site``, whose ``.pth`` hooks can cost tens of milliseconds per call and
+  which a self-contained bundle does not need. The bundle itself checks for Python >= 3.11
+  (in the same process, so the check costs nothing) and prints a clear error on an older
+  one. ``python3 x.pyz`` would run ``__main__`` through ``runpy``, whose imports
+  (``importlib.util`` and its helpers) cost about as much again as the bare interpreter's
+  start; a one-line ``-c`` program does the same (the archive first on ``sys.path`` and in
+  ``sys.argv[0]``, its ``__main__`` run as the main module) with ``zipimport``, which the
+  interpreter has loaded anyway. ``-X no_debug_ranges`` matches the bundle's bytecode
+  (see ``pyz._compile``) for what the call compiles itself;
 - binary mode maps ``uname`` to ``<os>-<arch>`` and runs ``bin/<name>-<os>-<arch>/<name>``,
   with a clear error naming the platforms this copy was built for.
 
@@ -61,8 +67,15 @@ _PYZ = """\
 python=${{SKILLKIT_PYTHON:-python3}}
 command -v "$python" >/dev/null 2>&1 ||
   fail python "{name} needs Python 3.11 or newer: python3 is not on PATH (or set SKILLKIT_PYTHON)"
-exec "$python" -I -S "$SKILL_DIR/bin/{name}.pyz" "$@"
+exec "$python" -I -S -X no_debug_ranges -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"
 """
+
+# Runs the archive's __main__ as ``python x.pyz`` would, without runpy (see above).
+# Written for any Python 3, so that an old one reaches the bundle's version check.
+_LAUNCH = (
+    "import sys,zipimport;sys.argv.pop(0);sys.path.insert(0,sys.argv[0]);"
+    "exec(zipimport.zipimporter(sys.argv[0]).get_code('__main__'))"
+)
 
 _BINARY = """\
 case $(uname -s) in
@@ -95,7 +108,7 @@ def _checked_name(name: str) -> str:
 def pyz_wrapper(name: str) -> str:
     """The ``scripts/run`` of a pyz build of the skill ``name``."""
     name = _checked_name(name)
-    return _LOCATE.format(name=name, mode="pyz") + _PYZ.format(name=name)
+    return _LOCATE.format(name=name, mode="pyz") + _PYZ.format(name=name, launch=_LAUNCH)
 
 
 def binary_wrapper(name: str, targets: tuple[str, ...]) -> str:

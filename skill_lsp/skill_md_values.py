@@ -146,3 +146,47 @@ def _tool_items(
             )
         )
     return items
+
+
+def value_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
+    """A hover on a frontmatter value: an ``allowed-tools`` entry (the hosts that have
+    the tool), or the value of a key with known values (the others, who reads it)."""
+    from skill_lsp.skill_md import key_docs
+    from skillkit_core.source.query import contains
+
+    parsed = snapshot.skill_md
+    for key, span in parsed.fields.items():
+        if not contains(span.value_range, line, column) or span.style == "empty":
+            continue
+        if key == "allowed-tools":
+            return _entry_hover(snapshot, line, column)
+        doc = key_docs().get(key)
+        written = parsed.frontmatter.get(key)
+        if doc is None or not doc.values:
+            return None
+        shown = str(written).lower() if isinstance(written, bool) else str(written)
+        known = shown in doc.values
+        values = ", ".join(f"`{value}`" for value in doc.values)
+        verdict = "one of" if known else "not one of"
+        return f"**`{key}: {shown}`** is {verdict} {values}.\n\n{readers_note(key)}"
+    return None
+
+
+def _entry_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
+    from skillkit_core.hosts import hosts_with_tool
+    from skillkit_core.lint.rules.manifest_allowed_tools_broad import allowed_tool_entries
+    from skillkit_core.lint.rules.manifest_allowed_tools_unknown import tool_name
+    from skillkit_core.manifest.folder import SkillFolder
+    from skillkit_core.source.query import contains
+
+    folder = SkillFolder(snapshot.folder or ".", snapshot.skill_md)
+    for entry, where in allowed_tool_entries(folder):
+        if not contains(where, line, column):
+            continue
+        name = tool_name(entry)
+        if name is None:
+            return f"**`{entry}`**: an MCP tool or a pattern; the host's servers name it."
+        hosts = [host.name for host in hosts_with_tool(name)]
+        having = ", ".join(hosts) if hosts else "no known host (see `allowed-tools-unknown`)"
+        return f"**`{entry}`** · tool `{name}`\n\nHosts with this tool: {having}."
+    return None

@@ -38,11 +38,13 @@ def register(server: Any) -> None:
         elif snapshot.kind == DocumentKind.SKILL_MD:
             from skill_lsp.skill_md_arguments import argument_hover
             from skill_lsp.skill_md_links import script_hover
+            from skill_lsp.skill_md_values import value_hover
 
             text = (
                 argument_hover(snapshot, line, column)
                 or script_hover(snapshot, line, column)
                 or skill_md_hover(snapshot, line, column)
+                or value_hover(snapshot, line, column)
             )
         else:
             from skill_lsp.skill_md_links import reference_hover

@@ -121,3 +121,27 @@ async def test_a_value_right_after_the_colon_gets_its_space(client: LanguageClie
     tools = saved.replace("context: fork\n", "context: fork\nallowed-tools:\n")
     items = await _complete(client, "report-writer/SKILL.md", tools, "allowed-tools:\n", 14, 19)
     assert items and all(item.text_edit.new_text.startswith(" ") for item in items)
+
+
+async def _hover(client: LanguageClient, relative: str, needle: str, shift: int) -> str | None:
+    path = client.root / relative
+    text = path.read_text(encoding="utf-8")
+    uri = open_file(client, path, text)
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=_doc(uri), position=position(text, needle, client.encoding, shift=shift)
+        )
+    )
+    return found.contents.value if found is not None else None
+
+
+async def test_hover_on_values_and_tool_entries(client: LanguageClient) -> None:
+    effort = await _hover(client, "pdf-tools/SKILL.md", "effort: medium", 10)
+    assert effort == (
+        "**`effort: medium`** is one of `low`, `medium`, `high`, `xhigh`, `max`.\n\n" + READERS
+    )
+    flag = await _hover(client, "release-notes/SKILL.md", "invocation: true", 13)
+    assert flag is not None and flag.startswith("**`disable-model-invocation: true`** is one of")
+    having = ", ".join(host.name for host in HOSTS if "Bash" in host.evidence)
+    bash = await _hover(client, "pdf-tools/SKILL.md", "Bash(python:*)", 6)
+    assert bash == f"**`Bash(python:*)`** · tool `Bash`\n\nHosts with this tool: {having}."

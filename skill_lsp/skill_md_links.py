@@ -118,6 +118,7 @@ def scan_of(snapshot: Snapshot, place: MarkdownPlace) -> MarkdownScan:
 
 def _candidates(snapshot: Snapshot, place: MarkdownPlace) -> list[tuple[SourceRange, str, str]]:
     """``(range, written, path)`` of every link and mention, before asking the disk."""
+    from skillkit_core.manifest.folder import SkillFolder
     from skillkit_core.manifest.links import local_target, mention_path
 
     scan = scan_of(snapshot, place)
@@ -130,7 +131,9 @@ def _candidates(snapshot: Snapshot, place: MarkdownPlace) -> list[tuple[SourceRa
         found.append((link.range, link.target, os.path.join(start, target.path)))
     for mention in scan.mentions:
         path = mention_path(mention.path)
-        if _PATTERN.search(path):
+        # A pattern names no one file; a skill path that climbs out of the skill (the
+        # core's lexical check) names none of its files.
+        if _PATTERN.search(path) or SkillFolder.inside(path) is None:
             continue
         found.append((mention.range, mention.path, os.path.join(place.root, path)))
     found.sort(key=lambda item: (item[0].line, item[0].column))
@@ -148,8 +151,8 @@ def _resolved(place: MarkdownPlace, where: SourceRange, written: str, path: str)
 
 
 def path_refs(snapshot: Snapshot) -> list[PathRef]:
-    """Every path in the document naming an existing file (one ``stat`` each: call it
-    off the event loop)."""
+    """Every path in the document naming an existing file (one ``stat`` per file named:
+    call it off the event loop)."""
     place = markdown_place(snapshot)
     if place is None:
         return []

@@ -348,3 +348,15 @@ async def test_a_fragment_leads_to_its_heading(client: LanguageClient) -> None:
         types.Location(uri=uri_of(reference), range=heading)
     ]
     assert not await definition("#no-such-heading")
+
+
+async def test_a_skill_path_that_climbs_out_is_no_link(client: LanguageClient) -> None:
+    path = client.root / "release-notes" / "SKILL.md"
+    text = path.read_text(encoding="utf-8") + "Not ours: scripts/../../pdf-tools/SKILL.md.\n"
+    uri = open_file(client, path, text, version=110)
+    assert await _links(client, uri) == [
+        (
+            _span(text, "scripts/collect.sh", client.encoding),
+            uri_of(path.parent / "scripts" / "collect.sh"),
+        )
+    ]

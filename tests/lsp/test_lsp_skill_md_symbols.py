@@ -246,3 +246,31 @@ async def test_highlights_mark_the_name_key_as_written(client: LanguageClient) -
     assert [(h.range.start.line, h.kind) for h in own or ()] == [
         (1, types.DocumentHighlightKind.Write)
     ]
+
+
+async def test_a_saved_document_makes_the_index_look_for_new_skills(
+    client: LanguageClient,
+) -> None:
+    text = (client.root / "release-notes" / "SKILL.md").read_text(encoding="utf-8")
+    edited = text + "Archive with /archive-notes.\n"
+    path = client.root / "release-notes" / "SKILL.md"
+    uri = open_file(client, path, text)
+    replace_all(client, uri, edited, 2)
+    at = position(edited, "/archive-notes", client.encoding, shift=2)
+    params = types.DefinitionParams(text_document=_doc(uri), position=at)
+    assert not await client.text_document_definition_async(params)
+    folder = client.root / "archive-notes"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: archive-notes\ndescription: Archive notes. Use when archiving.\n---\n",
+        encoding="utf-8",
+    )
+    try:
+        # Found once the editor reports a save (it may also report the new file).
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=_doc(uri)))
+        found = await client.text_document_definition_async(params)
+        assert _found(found) == {(uri_of(folder / "SKILL.md"), 1, 6, 19)}
+    finally:
+        shutil.rmtree(folder)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=_doc(uri)))
+        replace_all(client, uri, text, 3)

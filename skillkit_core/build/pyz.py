@@ -267,15 +267,10 @@ def _compile(members: dict[str, bytes], cache: Path) -> dict[str, bytes]:
     """``name.pyc`` for every ``name.py`` member, compiled by a fresh interpreter.
 
     Bytecode is cached by interpreter, file name and source hash (compiling is the
-    slowest part of a build, and the same pydantic files recur in every skill).
-
-    It is compiled without the column ranges of each instruction (``-X no_debug_ranges``,
-    which only the ``^^^`` marks under a traceback's lines use): a call unmarshals the
-    bytecode of every module it imports, and without the ranges that takes about a third
-    less time. Tracebacks keep their files, lines and source text."""
+    slowest part of a build, and the same pydantic files recur in every skill)."""
     import importlib.util
 
-    folder = cache / "bytecode" / f"{importlib.util.MAGIC_NUMBER.hex()}-no-ranges"
+    folder = cache / "bytecode" / importlib.util.MAGIC_NUMBER.hex()
     sources = sorted(name for name in members if name.endswith(".py"))
     keys = {name: _bytecode_key(name, members[name]) for name in sources}
     missing = [name for name in sources if not (folder / keys[name]).is_file()]
@@ -307,7 +302,7 @@ def _compile_into(folder: Path, jobs: dict[str, tuple[str, bytes]]) -> None:
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         env.pop("SOURCE_DATE_EPOCH", None)
         done = subprocess.run(
-            [sys.executable, "-I", "-S", "-X", "no_debug_ranges", "-c", _COMPILE],
+            [sys.executable, "-I", "-S", "-c", _COMPILE],
             input=json.dumps(work),
             capture_output=True,
             text=True,

@@ -14,8 +14,7 @@ derive the skill folder from it and export it as ``SKILL_DIR`` (the runtime read
   (``importlib.util`` and its helpers) cost about as much again as the bare interpreter's
   start; a one-line ``-c`` program does the same (the archive first on ``sys.path`` and in
   ``sys.argv[0]``, its ``__main__`` run as the main module) with ``zipimport``, which the
-  interpreter has loaded anyway. ``-X no_debug_ranges`` matches the bundle's bytecode
-  (see ``pyz._compile``) for what the call compiles itself;
+  interpreter has loaded anyway;
 - binary mode maps ``uname`` to ``<os>-<arch>`` and runs ``bin/<name>-<os>-<arch>/<name>``,
   with a clear error naming the platforms this copy was built for.
 
@@ -67,7 +66,7 @@ _PYZ = """\
 python=${{SKILLKIT_PYTHON:-python3}}
 command -v "$python" >/dev/null 2>&1 ||
   fail python "{name} needs Python 3.11 or newer: python3 is not on PATH (or set SKILLKIT_PYTHON)"
-exec "$python" -I -S -X no_debug_ranges -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"
+exec "$python" -I -S -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"
 """
 
 # Runs the archive's __main__ as ``python x.pyz`` would, without runpy (see above).

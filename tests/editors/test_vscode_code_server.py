@@ -5,7 +5,10 @@ folder; this module installs ``skillkit.vsix`` into it, serves it on 127.0.0.1 w
 drives it with Playwright (Debian's Chromium, never a downloaded browser). One editor session
 opens a copy of the deploy-check example with an unknown step in it and does what an author
 would: reads the diagnostic in the Problems panel, hovers a step, applies the quick fix, saves,
-and runs "Skill Kit: Simulate Run" from the command palette. Screenshots (PNG) land in the
+and runs "Skill Kit: Simulate Run" from the command palette. A second one, on a copy of the
+LSP tests' three linked skills, follows a path of a SKILL.md by its document link (Ctrl+click),
+sees a reference file linked too, and renames a skill with F2 on its `/name` in another skill
+(folder, name: and every reference, saved). Screenshots (PNG) land in the
 pytest tmp folder ``vscode-shots*``; with ``SKILLKIT_UPDATE_SCREENSHOTS=1`` the hover and the
 simulation are also copied to ``docs/images/`` (the README's pictures).
 """
@@ -115,17 +118,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def served(
-    code_server: Path, vsix: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Any]]:
-    """code-server with the extension installed, serving a workspace with a broken skill."""
-    base = tmp_path_factory.mktemp("code-server")
-    user_data, extensions, workspace = base / "user-data", base / "extensions", base / "project"
+@contextlib.contextmanager
+def _serve(code_server: Path, vsix: Path, base: Path, workspace: Path) -> Iterator[dict[str, Any]]:
+    """code-server with the extension installed, serving ``workspace`` (user data, extensions
+    and a log under ``base``)."""
+    user_data, extensions = base / "user-data", base / "extensions"
     (user_data / "User").mkdir(parents=True)
-    workspace.mkdir()
-    skill_file = workspace / "deploy_check.py"
-    skill_file.write_text(EXAMPLE.read_text().replace('next="verify"', 'next="verfy"'))
     (user_data / "User" / "settings.json").write_text(SETTINGS % json.dumps(sys.executable))
     env = {
         **os.environ,
@@ -177,7 +175,7 @@ def served(
             except OSError:
                 assert time.monotonic() < deadline, "code-server did not start listening"
                 time.sleep(0.5)
-        yield {"url": f"{url}/?folder={workspace}", "file": skill_file, "env": env, "base": base}
+        yield {"url": f"{url}/?folder={workspace}", "env": env, "base": base}
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -189,19 +187,51 @@ def served(
 
 
 @pytest.fixture(scope="module")
+def served(
+    code_server: Path, vsix: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """code-server with the extension installed, serving a workspace with a broken skill."""
+    base = tmp_path_factory.mktemp("code-server")
+    workspace = base / "project"
+    workspace.mkdir()
+    skill_file = workspace / "deploy_check.py"
+    skill_file.write_text(EXAMPLE.read_text().replace('next="verify"', 'next="verfy"'))
+    with _serve(code_server, vsix, base, workspace) as running:
+        yield {**running, "file": skill_file}
+
+
+@pytest.fixture(scope="module")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("vscode-shots")
 
 
 @pytest.fixture(scope="module")
-def page(served: dict[str, Any], shots: Path) -> Iterator[Any]:
-    """A Chromium page on the workbench, with the broken skill open in an editor."""
+def browser(code_server: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's Chromium under Playwright, shared by every page of the module (the sync
+    API allows one Playwright at a time)."""
+    base = tmp_path_factory.mktemp("chromium")
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(base / "config"),
+        "XDG_DATA_HOME": str(base / "data"),
+        "XDG_CACHE_HOME": str(base / "cache"),
+    }
     playwright = sync_api.sync_playwright().start()
-    browser = playwright.chromium.launch(
-        executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=served["env"]
-    )
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=env)
+        try:
+            yield launched
+        finally:
+            launched.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def page(served: dict[str, Any], browser: Any, shots: Path) -> Iterator[Any]:
+    """A Chromium page on the workbench, with the broken skill open in an editor."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
         page.set_default_timeout(30_000)
         page.goto(served["url"])
         with _shot_on_failure(page, shots, "startup"):
@@ -213,8 +243,7 @@ def page(served: dict[str, Any], shots: Path) -> Iterator[Any]:
             page.wait_for_selector(".editor-instance .monaco-editor .view-lines")
         yield page
     finally:
-        browser.close()
-        playwright.stop()
+        page.close()
 
 
 @contextlib.contextmanager
@@ -343,3 +372,117 @@ def _keep(page: Any, picture: Path, readme_name: str) -> None:
     if os.environ.get("SKILLKIT_UPDATE_SCREENSHOTS") == "1":
         IMAGES.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(picture, IMAGES / readme_name)
+
+
+# -- hand-written skills: document links and rename -------------------------------------
+
+LINKED_SKILLS = Path(__file__).parents[1] / "lsp" / "linked_skills"
+
+
+@pytest.fixture(scope="module")
+def served_skills(
+    code_server: Path, vsix: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
+    """code-server serving a copy of the three linked skills of the LSP tests."""
+    base = tmp_path_factory.mktemp("code-server-skills")
+    workspace = base / "skills"
+    shutil.copytree(LINKED_SKILLS, workspace)
+    with _serve(code_server, vsix, base, workspace) as running:
+        yield {**running, "workspace": workspace}
+
+
+def _quick_open(page: Any, path: str) -> None:
+    """Open ``path`` (relative to the workspace) with Quick Open."""
+    page.keyboard.press("Control+P")
+    page.wait_for_selector(".quick-input-widget input")
+    page.keyboard.type(path)
+    folder, name = path.rsplit("/", 1)
+    # Enter picks the focused row: wait until it is the file asked for, not a recent one.
+    focused = page.locator(".quick-input-list .monaco-list-row.focused")
+    focused.filter(has_text=name).filter(has_text=folder).wait_for()
+    page.keyboard.press("Enter")
+    page.locator(".tabs-container .tab.active", has_text=name).wait_for()
+
+
+def _run_command(page: Any, title: str) -> None:
+    page.keyboard.press("Control+Shift+P")
+    page.wait_for_selector(".quick-input-widget input")
+    page.keyboard.type(title)
+    page.locator(".quick-input-list .monaco-list-row", has_text=title).first.click()
+
+
+@pytest.fixture(scope="module")
+def skills_page(served_skills: dict[str, Any], browser: Any, shots: Path) -> Iterator[Any]:
+    """A Chromium page on the workbench, with pdf-tools/SKILL.md open."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.set_default_timeout(30_000)
+        page.goto(served_skills["url"])
+        with _shot_on_failure(page, shots, "skills-startup"):
+            page.wait_for_selector(".monaco-workbench", timeout=90_000)
+            page.locator(".explorer-folders-view .monaco-list-row").first.wait_for(timeout=60_000)
+            _quick_open(page, "pdf-tools/SKILL.md")
+            page.wait_for_selector(".editor-instance .monaco-editor .view-lines")
+        yield page
+    finally:
+        page.close()
+
+
+def _link(page: Any, text: str) -> Any:
+    """The editor's document-link decoration around ``text``."""
+    return page.locator(".editor-instance .view-lines .detected-link", has_text=text).first
+
+
+def test_skill_md_paths_are_links_that_open_their_file(skills_page: Any, shots: Path) -> None:
+    page = skills_page
+    with _shot_on_failure(page, shots, "links"):
+        # The server's links arrive once it has started: a decoration on each path. (VS
+        # Code's Markdown support links [text](target) by itself; plain paths, here in
+        # inline code or prose, are linked only by skillkit.)
+        _link(page, "scripts/extract.py").wait_for(timeout=120_000)
+        _link(page, "assets/table-template.csv").wait_for()
+        _link(page, "references/tables.md").click(modifiers=["Control"])
+        page.locator(".tabs-container .tab.active", has_text="tables.md").wait_for()
+        _quick_open(page, "references/extracting.md")
+        # A reference file is the server's too (the extension's document selector).
+        _link(page, "scripts/extract.py").wait_for(timeout=60_000)
+        page.screenshot(path=str(shots / "links.png"))
+        _quick_open(page, "pdf-tools/SKILL.md")
+
+
+def test_rename_of_a_skill_renames_its_folder_name_and_references(
+    skills_page: Any, served_skills: dict[str, Any], shots: Path
+) -> None:
+    page, root = skills_page, served_skills["workspace"]
+    with _shot_on_failure(page, shots, "rename"):
+        # A token of line 11's `/report-writer` (the innermost spans are the tokens).
+        name = page.locator(".editor-instance .view-lines span span", has_text="report-writer")
+        name.first.click()
+        rename_box = page.locator(".rename-box input")
+        for attempt in range(5):  # prepareRename needs the server's skill index
+            page.keyboard.press("F2")
+            try:
+                rename_box.wait_for(timeout=5_000)
+                break
+            except sync_api.TimeoutError:
+                if attempt == 4:
+                    raise
+        assert rename_box.input_value() == "report-writer"
+        rename_box.fill("report-builder")
+        page.keyboard.press("Enter")
+        _wait_until(
+            lambda: (root / "report-builder" / "SKILL.md").exists(), 30, "the folder rename"
+        )
+        _run_command(page, "File: Save All")
+
+        def saved() -> bool:
+            texts = [(root / f / "SKILL.md").read_text() for f in ("pdf-tools", "release-notes")]
+            return all("`/report-builder`" in text for text in texts)
+
+        _wait_until(saved, 30, "the references to be saved")
+        page.screenshot(path=str(shots / "rename.png"))
+    assert not (root / "report-writer").exists()
+    renamed = (root / "report-builder" / "SKILL.md").read_text()
+    assert renamed.startswith("---\nname: report-builder\n")
+    for caller in ("pdf-tools", "release-notes"):
+        assert "report-writer" not in (root / caller / "SKILL.md").read_text()

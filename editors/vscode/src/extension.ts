@@ -105,6 +105,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     documentSelector: [
       { scheme: "file", language: "python" },
       { scheme: "file", pattern: "**/SKILL.md" },
+      // A skill's reference files: their links, paths and skill names are the server's too.
+      { scheme: "file", language: "markdown", pattern: "**/references/**/*.md" },
     ],
     synchronize: { configurationSection: SECTION },
     initializationOptions: initializationOptions(

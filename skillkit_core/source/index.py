@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from skillkit_core.source.model import SourceIndex
@@ -19,6 +19,11 @@ from skillkit_core.source.parse import SourceEdit
 
 #: Texts larger than this are not parsed (an index of nothing, ``too_large=True``).
 MAX_INDEX_BYTES = 4 * 1024 * 1024
+#: Lines longer than this (bytes, without the line break) are left out of the parse, as
+#: if blank: nobody writes source lines this long, and tree-sitter spends over a tenth
+#: of a second on a line of 300,000 brackets at every edit of the file (it re-reads an
+#: error's whole extent). An index that left a line out says ``has_errors=True``.
+MAX_LINE_BYTES = 64 * 1024
 
 _log = logging.getLogger(__name__)
 
@@ -49,7 +54,8 @@ def index_source(
     equal to a full index of ``text`` either way, and ``old`` is left untouched.
 
     Never raises: unreadable code yields a partial index with ``has_errors=True``; a text
-    over `MAX_INDEX_BYTES` yields an empty one with ``too_large=True``.
+    over `MAX_INDEX_BYTES` yields an empty one with ``too_large=True``; lines over
+    `MAX_LINE_BYTES` are not read (nothing is indexed on them; ``has_errors=True``).
     """
     if old is not None and old.text == text and old._state is not None:
         return old
@@ -61,21 +67,43 @@ def index_source(
     lines = LineTable(data)
     state = old._state if old is not None and isinstance(old._state, ParseState) else None
     try:
-        tree = _parse(data, state, edits)
-        return _build(text, data, lines, tree, state.units if state is not None else None)
+        skipped = _long_lines(data, lines)
+        tree = _parse(data, state, edits, skipped)
+        index = _build(text, data, lines, tree, state.units if state is not None else None)
+        if skipped and not index.has_errors:
+            return replace(index, has_errors=True)
+        return index
     except Exception:  # the server must outlive any document; the bug is logged, not lost
         _log.exception("source index failed; returning an empty index")
         return SourceIndex(text=text, has_errors=True)
 
 
-def _parse(data: bytes, state: ParseState | None, edits: Sequence[SourceEdit] | None) -> Any:
+def _long_lines(data: bytes, lines: Any) -> list[tuple[int, int]]:
+    """Byte spans of the lines longer than `MAX_LINE_BYTES` (usually none: one split in
+    C tells, and only a text holding such a line is looked at line by line)."""
+    if len(data) <= MAX_LINE_BYTES or max(map(len, data.split(b"\n"))) <= MAX_LINE_BYTES:
+        return []
+    spans = []
+    for line in range(lines.line_count):
+        start, end = lines.line_bounds(line)
+        if end - start > MAX_LINE_BYTES:
+            spans.append((start, end))
+    return spans
+
+
+def _parse(
+    data: bytes,
+    state: ParseState | None,
+    edits: Sequence[SourceEdit] | None,
+    skipped: Sequence[tuple[int, int]],
+) -> Any:
     from skillkit_core.source.parse import edit_between, edits_fit, parse
 
     if state is None:
-        return parse(data)
+        return parse(data, skipped=skipped)
     if edits is None or not edits_fit(state.data, data, edits):
         edits = [edit_between(state.data, data)]
-    return parse(data, state.tree, edits)
+    return parse(data, state.tree, edits, skipped=skipped)
 
 
 def _build(

@@ -130,17 +130,27 @@ def _parser() -> Any:
     return parser
 
 
-def parse(data: bytes, old_tree: Any = None, edits: Sequence[SourceEdit] = ()) -> Any:
+def parse(
+    data: bytes,
+    old_tree: Any = None,
+    edits: Sequence[SourceEdit] = (),
+    *,
+    skipped: Sequence[tuple[int, int]] = (),
+) -> Any:
     """Parse ``data``; with ``old_tree`` and ``edits``, reuse what the edits left intact.
 
     ``old_tree`` is never modified (it may still be read by another snapshot): the
     edits are applied to a copy. tree-sitter reads the text in chunks through a Python
     callback: a parse holds the GIL while it runs, and between chunks another thread
     (the language server's event loop, when the parse runs in a pool) gets its turn.
+    The byte spans ``skipped`` (sorted, each inside one line) are left out: the parser
+    neither reads nor sees them, and positions after them stay those of ``data``.
     """
     read = _reader(data)
+    parser = _parser()
+    parser.included_ranges = _included(data, skipped)
     if old_tree is None:
-        return _parser().parse(read)
+        return parser.parse(read)
     tree = old_tree.copy()
     for edit in edits:
         tree.edit(
@@ -151,7 +161,23 @@ def parse(data: bytes, old_tree: Any = None, edits: Sequence[SourceEdit] = ()) -
             old_end_point=edit.old_end_point,
             new_end_point=edit.new_end_point,
         )
-    return _parser().parse(read, tree)
+    return parser.parse(read, tree)
+
+
+def _included(data: bytes, skipped: Sequence[tuple[int, int]]) -> list[Any]:
+    """tree-sitter ranges of ``data`` without the spans ``skipped``."""
+    import tree_sitter
+
+    ranges = []
+    start = 0
+    for begin, end in [*skipped, (len(data), None)]:
+        if begin > start or end is None:
+            stop = 0xFFFFFFFF if end is None else begin
+            stop_point = (0xFFFFFFFF, 0xFFFFFFFF) if end is None else ts_point(data, begin)
+            ranges.append(tree_sitter.Range(ts_point(data, start), stop_point, start, stop))
+        if end is not None:
+            start = end
+    return ranges
 
 
 #: Bytes tree-sitter reads at a time (see `parse`): well under a millisecond of parsing.

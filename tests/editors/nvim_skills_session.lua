@@ -1,5 +1,6 @@
 -- Drives a real headless Neovim through hand-written skills with the skillkit plugin:
--- a SKILL.md's diagnostics and document links, :SkillkitOpenLink into a reference file
+-- a SKILL.md's diagnostics, its disclosure-tier code lens and its document links,
+-- :SkillkitOpenLink into a reference file
 -- (which the plugin attaches too), and renaming a skill from a /name in another skill
 -- (its name:, its folder and every reference), then saving. Writes what it saw as JSON
 -- for tests/editors/test_neovim_plugin.py.
@@ -86,6 +87,21 @@ stage("diagnostics", function()
   seen.codes = vim.tbl_map(function(d)
     return d.code
   end, vim.diagnostic.get(buf))
+end)
+
+stage("lens", function()
+  -- The plugin refreshes code lenses on its events (CursorHold among them).
+  wait_for("the disclosure-tier lens", function()
+    vim.api.nvim_exec_autocmds("CursorHold", { buffer = buf })
+    vim.wait(200)
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title:find("listing budget", 1, true) then
+        seen.lens = { title = lens.command.title, line = lens.range.start.line }
+        return true
+      end
+    end
+    return false
+  end)
 end)
 
 stage("links", function()

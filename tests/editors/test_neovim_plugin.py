@@ -264,6 +264,13 @@ def test_skill_md_session_ran_every_stage(skills) -> None:
     assert "broken-link" in skills["codes"]
 
 
+def test_the_disclosure_tier_lens_shows_above_the_frontmatter(skills) -> None:
+    title = skills["lens"]["title"]
+    assert skills["lens"]["line"] == 0
+    assert title.startswith("metadata ~") and "Claude Code listing budget" in title
+    assert "Codex description cap" in title
+
+
 def test_skill_md_paths_are_document_links(skills) -> None:
     assert {(link["text"], link["target"]) for link in skills["links"]} >= {
         ("references/extracting.md", "pdf-tools/references/extracting.md"),

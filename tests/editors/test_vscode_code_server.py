@@ -441,6 +441,10 @@ def test_skill_md_paths_are_links_that_open_their_file(skills_page: Any, shots: 
         # inline code or prose, are linked only by skillkit.)
         _link(page, "scripts/extract.py").wait_for(timeout=120_000)
         _link(page, "assets/table-template.csv").wait_for()
+        # The disclosure-tier lens above the frontmatter (shares of the hosts' budgets).
+        page.locator(".codelens-decoration", has_text="Claude Code listing budget").wait_for(
+            timeout=60_000
+        )
         _link(page, "references/tables.md").click(modifiers=["Control"])
         page.locator(".tabs-container .tab.active", has_text="tables.md").wait_for()
         _quick_open(page, "references/extracting.md")

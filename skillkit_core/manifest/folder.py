@@ -16,6 +16,7 @@ from skillkit_core.manifest.markdown import (
     MarkdownScan,
     Suppressions,
     find_suppressions,
+    may_mention_paths,
     scan_links,
     scan_markdown,
 )
@@ -160,12 +161,35 @@ class SkillFolder:
         the whole scan when one was made, else by the faster links-only scan."""
         scan = self._scans.get(file.relative)
         if scan is None:
-            text = self.read_text(file)
-            return [] if text is None else scan_links(text).links
+            scan = self._link_scan(file)
+            return [] if scan is None else scan.links
         return scan.links
+
+    def links_and_mentions_of(self, file: FolderFile) -> MarkdownScan | None:
+        """A scan of a folder file with at least its links and path mentions filled in
+        (``None`` when it cannot be read as text): the whole scan, or the faster
+        links-only one when the text cannot mention a path."""
+        text = self.read_text(file)
+        if text is None:
+            return None
+        if file.relative in self._scans or may_mention_paths(text):
+            return self.scan_of(file)
+        return self._link_scan(file)
+
+    def _link_scan(self, file: FolderFile) -> MarkdownScan | None:
+        """:func:`scan_links` of a folder file, made once per check."""
+        scans = self._link_scans
+        if file.relative not in scans:
+            text = self.read_text(file)
+            scans[file.relative] = None if text is None else scan_links(text)
+        return scans[file.relative]
 
     @cached_property
     def _scans(self) -> dict[str, MarkdownScan | None]:
+        return {}
+
+    @cached_property
+    def _link_scans(self) -> dict[str, MarkdownScan | None]:
         return {}
 
     @cached_property

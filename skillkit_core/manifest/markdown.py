@@ -37,6 +37,16 @@ _FILE_MENTION = re.compile(
 )
 
 
+# Every path mention holds one of these: a text without them mentions no path.
+_MENTION_FOLDERS = ("scripts/", "references/", "assets/")
+
+
+def may_mention_paths(text: str) -> bool:
+    """False when :func:`scan_markdown` can find no path mention in ``text`` (a few
+    substring tests, where the scan reads every line)."""
+    return any(folder in text for folder in _MENTION_FOLDERS)
+
+
 class Link(NamedTuple):
     """A markdown link or image target; ``range`` covers the target text."""
 

@@ -60,7 +60,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         file = sizes.get(reference)
         if file is None or file.size > _MAX_REFERENCE_BYTES:
             continue
-        scan = folder.scan_of(file)
+        scan = folder.links_and_mentions_of(file)
         if scan is None:
             continue
         base = posixpath.dirname(reference)

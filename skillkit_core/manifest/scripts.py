@@ -129,12 +129,15 @@ def states_interpreter(name: str, texts: list[str]) -> bool:
     """Whether one of ``texts`` (SKILL.md, the skill's other markdown and scripts) runs
     the script named ``name`` through its interpreter: ``python scripts/x.py``, ``uv run
     x.py``, ``node "$DIR/server.cjs"`` (options between the two allowed)."""
+    naming = [text for text in texts if name in text]
+    if not naming:  # the pattern (one per name, costly to compile) is not needed
+        return False
     pattern = re.compile(
         rf"(?<![\w.\-/])(?:{_RUNNERS})"  # the program
         r"(?:[ \t]+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
         rf"[ \t]+[\"']?[^\s\"'`;|&]*?(?<![\w.\-]){re.escape(name)}(?![\w.\-])"
     )
-    return any(name in text and pattern.search(text) for text in texts)
+    return any(pattern.search(text) for text in naming)
 
 
 def only_imported(name: str, text: str, others: list[str]) -> bool:
@@ -143,7 +146,11 @@ def only_imported(name: str, text: str, others: list[str]) -> bool:
     of its own (Python's ``if __name__ == "__main__":``; a JavaScript
     ``require.main === module``)."""
     family = extension_family(name)
-    stem = re.escape(name.rsplit(".", 1)[0])
+    plain_stem = name.rsplit(".", 1)[0]
+    others = [other for other in others if plain_stem in other]  # each pattern names it
+    if not others:
+        return False
+    stem = re.escape(plain_stem)
     if family == "python":
         if _PY_MAIN.search(text):
             return False

@@ -2,8 +2,9 @@
 
 ``code`` is the rule id, ``source`` is ``skillkit``, ``codeDescription`` links the rule's
 page, and ``data`` carries what code actions need: the rule, the fix's edits already in
-the client's position units for this version, and whether the finding is about the
-whole file (no line of its own for an "ignore" comment to name).
+the client's position units for this version (and the files it makes executable), and
+whether the finding is about the whole file (no line of its own for an "ignore" comment
+to name).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def to_lsp(
         edits = _fix_edits(diagnostic.fix, snapshot, maps or {})
         if edits:
             data["fix"] = {"title": diagnostic.fix.title, "edits": edits}
+            if diagnostic.fix.executable:
+                data["fix"]["executable"] = [_uri(path) for path in diagnostic.fix.executable]
     suggestions = [_suggestion(fix, snapshot, maps or {}) for fix in diagnostic.suggestions]
     if any(suggestions):
         data["suggestions"] = [s for s in suggestions if s]
@@ -79,6 +82,12 @@ def to_lsp(
         source=SOURCE,
         data=data,
     )
+
+
+def _uri(path: str) -> str:
+    from pygls.uris import from_fs_path
+
+    return from_fs_path(path) or path
 
 
 def _suggestion(fix: Fix, snapshot: Snapshot, maps: dict[str, LineMap]) -> dict[str, Any] | None:

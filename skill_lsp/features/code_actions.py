@@ -3,7 +3,9 @@ its file.
 
 Fixes are computed by the rules (``skillkit check --fix`` applies the same ``fix``; a
 rule's ``suggestions`` are offered too, never preferred) and travel in the diagnostic's
-``data``, already in the client's units; this module only turns them into actions.
+``data``, already in the client's units; this module only turns them into actions. A fix
+that also makes files executable (a script's new ``#!`` line) carries the
+``skillkit.makeExecutable`` command, which the client runs after the edit.
 
 The disable actions write the inline suppressions the core honours
 (:func:`skillkit_core.manifest.markdown.find_suppressions`): ``skillkit: ignore[rule]`` in
@@ -95,6 +97,7 @@ def _fix_actions(diagnostic: types.Diagnostic, data: dict[str, Any]) -> list[typ
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic],
                     edit=edit,
+                    command=_executable_command(fix.get("executable")),
                     is_preferred=True,
                 )
             )
@@ -114,6 +117,18 @@ def _fix_actions(diagnostic: types.Diagnostic, data: dict[str, Any]) -> list[typ
                 )
             )
     return actions
+
+
+def _executable_command(uris: Any) -> types.Command | None:
+    """The command that sets the executable bit a fix asks for, as ``--fix`` does (the
+    client runs it after applying the edit)."""
+    from skill_lsp.features.commands import MAKE_EXECUTABLE
+
+    if not (isinstance(uris, list) and uris and all(isinstance(u, str) for u in uris)):
+        return None
+    return types.Command(
+        title="Make executable", command=MAKE_EXECUTABLE, arguments=[{"uris": uris}]
+    )
 
 
 def disable_line_action(

@@ -1,4 +1,5 @@
-"""``workspace/executeCommand``: simulate, preview, build, check, set the host, restart.
+"""``workspace/executeCommand``: simulate, preview, build, check, set the host, restart,
+and make a skill's script executable (the part of a fix an editor cannot apply as text).
 
 Commands that run the author's code (simulate, preview, build, check of a Python file)
 run it out of process: simulate and preview in the analysis worker, build and check as a
@@ -34,6 +35,7 @@ BUILD = "skillkit.build"
 CHECK = "skillkit.check"
 SET_HOST = "skillkit.setHost"
 RESTART_WORKER = "skillkit.restartWorker"
+MAKE_EXECUTABLE = "skillkit.makeExecutable"
 COMMAND_TIMEOUT = 120.0
 BUILD_TIMEOUT = 600.0
 _tokens = itertools.count(1)
@@ -98,10 +100,43 @@ def register(server: Any) -> None:
         await apply_settings(ls, ls.settings.with_host(host))
         return {"host": host}
 
+    @server.command(MAKE_EXECUTABLE)
+    async def make_executable(ls: Any, *arguments: Any) -> dict[str, Any]:
+        uris = _options(arguments).get("uris")
+        if not (isinstance(uris, list) and all(isinstance(u, str) for u in uris)):
+            raise JsonRpcInvalidParams("skillkit.makeExecutable takes {'uris': [file URI, ...]}")
+        loop = asyncio.get_running_loop()
+        changed = await loop.run_in_executor(None, make_scripts_executable, ls.roots, uris)
+        return {"changed": changed}
+
     @server.command(RESTART_WORKER)
     async def restart_worker(ls: Any, *arguments: Any) -> dict[str, Any]:
         await ls.semantic.restart()
         return {"restarted": True, "executeCode": ls.settings.semantic_enabled}
+
+
+def make_scripts_executable(roots: list[str], uris: list[str]) -> list[str]:
+    """``chmod +x`` (the core's, as ``--fix`` does) for each file of ``uris`` that is a
+    script of a skill (under the ``scripts/`` folder of a folder holding SKILL.md) inside a
+    workspace folder; anything else is refused. The URIs whose mode changed."""
+    from skillkit_core.lint.fixing import make_executable
+    from skillkit_core.manifest.parse import find_skill_md
+    from skillkit_core.runtime.paths import is_inside
+
+    changed = []
+    for uri in uris:
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path or not os.path.isfile(path):
+            raise JsonRpcInvalidParams(f"not a file: {uri}")
+        script = Path(path)
+        folder = next((p.parent for p in script.parents if p.name == "scripts"), None)
+        if folder is None or find_skill_md(folder) is None:
+            raise JsonRpcInvalidParams(f"not a script of a skill: {uri}")
+        if not any(is_inside(script, Path(root)) for root in roots):
+            raise JsonRpcInvalidParams(f"outside the workspace: {uri}")
+        if make_executable(path):
+            changed.append(uri)
+    return changed
 
 
 def _options(arguments: tuple[Any, ...]) -> dict[str, Any]:

@@ -45,12 +45,13 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
         executable += [file for file in diagnostic.fix.executable if file not in executable]
         applied += 1
     changed = [file for file, edits in by_file.items() if _apply_to_file(Path(file), edits)]
-    changed += [file for file in executable if _make_executable(file) and file not in changed]
+    changed += [file for file in executable if make_executable(file) and file not in changed]
     return FixResult(applied, tuple(changed))
 
 
-def _make_executable(file: str) -> bool:
-    """``chmod +x`` for whoever may read ``file``; True when its mode changed."""
+def make_executable(file: str) -> bool:
+    """``chmod +x`` for whoever may read ``file`` (what a fix's ``executable`` asks for);
+    True when its mode changed."""
     try:
         mode = os.stat(file).st_mode
         wanted = mode | ((mode & 0o444) >> 2)

@@ -207,3 +207,18 @@ def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str) -> s
         start, end = offset(change.range.start), offset(change.range.end)
         text = text[:start] + change.new_text + text[end:]
     return text
+
+
+def read_code_actions_by_their_command_type(client: LanguageClient) -> None:
+    """lsprotocol 2025.0.0 reads any answer item with a ``command`` key as a ``Command``,
+    so a ``CodeAction`` with an edit and a command arrives mangled; tell them apart as
+    the specification does (a Command's ``command`` is a string). Real clients parse JSON
+    and are unaffected."""
+    converter = client.protocol._converter
+
+    def structure(value: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)

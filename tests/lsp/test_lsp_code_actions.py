@@ -11,6 +11,7 @@ from tests.lsp.support import (
     apply_text_edits,
     codes,
     open_file,
+    read_code_actions_by_their_command_type,
     replace_all,
     span_text,
     uri_of,
@@ -71,6 +72,7 @@ loop = (
 
 
 async def _actions(client: LanguageClient, uri: str, diagnostic: types.Diagnostic):
+    read_code_actions_by_their_command_type(client)
     found = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

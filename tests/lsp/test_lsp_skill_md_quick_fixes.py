@@ -9,13 +9,16 @@ The cases are keyed by rule id and checked against the registry: a rule that gai
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from skillkit_core.lint.check_folder import check_skill_folder
@@ -27,6 +30,7 @@ from tests.lsp.support import (
     apply_text_edits,
     codes,
     open_file,
+    read_code_actions_by_their_command_type,
     replace_all,
     uri_of,
     wait_for,
@@ -136,13 +140,13 @@ def _core_findings(folder: Path, rule: str) -> list[LintDiagnostic]:
     return found
 
 
-def _fixed_by_check_fix(case: Case, diagnostic: types.Diagnostic, scratch: Path) -> str:
+def _fixed_by_check_fix(case: Case, diagnostic: types.Diagnostic, scratch: Path) -> Path:
     """The case's file after ``--fix`` applied the safe fix of the finding the client
     shows as ``diagnostic`` (on a copy of the folder)."""
     folder = _write(scratch, case)
     finding = _finding(folder, diagnostic)
     assert apply_fixes([finding]).applied == 1
-    return (folder / case.where).read_text(encoding="utf-8")
+    return folder / case.where
 
 
 def _finding(folder: Path, diagnostic: types.Diagnostic) -> LintDiagnostic:
@@ -160,6 +164,7 @@ def _finding(folder: Path, diagnostic: types.Diagnostic) -> LintDiagnostic:
 async def _actions(
     client: LanguageClient, uri: str, diagnostic: types.Diagnostic
 ) -> list[types.CodeAction]:
+    read_code_actions_by_their_command_type(client)
     found = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
@@ -200,7 +205,22 @@ async def test_quick_fixes_make_the_edits_of_check_fix(
         action = by_title[finding.fix.title]
         assert action.is_preferred
         fixed = apply_text_edits(text, action.edit.changes[uri], client.encoding)
-        assert fixed == _fixed_by_check_fix(case, diagnostic, tmp_path)
+        by_check_fix = _fixed_by_check_fix(case, diagnostic, tmp_path)
+        assert fixed == by_check_fix.read_text(encoding="utf-8")
+        # The part of the fix that is no text edit (chmod +x) is the action's command,
+        # which the client runs after the edit.
+        if finding.fix.executable:
+            assert action.command is not None
+            assert action.command.command == "skillkit.makeExecutable"
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(
+                    command=action.command.command, arguments=action.command.arguments
+                )
+            )
+        else:
+            assert action.command is None
+        mode = stat.S_IMODE((folder / case.where).stat().st_mode)
+        assert mode == stat.S_IMODE(by_check_fix.stat().st_mode)
         offered += 1
     for suggestion in finding.suggestions:
         action = by_title[suggestion.title]
@@ -280,3 +300,19 @@ async def test_findings_on_a_delimiter_can_only_be_disabled_for_the_file(
     titles = [a.title for a in await _actions(client, uri, found[0])]
     assert f"Disable {rule} for this file" in titles
     assert f"Disable {rule} for this line" not in titles
+
+
+@pytest.mark.parametrize("target", ["SKILL.md", "../outside.sh"])
+async def test_make_executable_refuses_what_is_no_script_of_a_skill(
+    client: LanguageClient, target: str
+) -> None:
+    folder = _write(client.root / f"refuse-{client.preset}", CASES["script-shebang"])
+    path = (folder / target).resolve()
+    path.touch()
+    with pytest.raises(JsonRpcException, match="not a script of a skill"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="skillkit.makeExecutable", arguments=[{"uris": [uri_of(path)]}]
+            )
+        )
+    assert not os.access(path, os.X_OK)

@@ -8,7 +8,7 @@ import pytest
 
 from skillkit_core.lint.check_folder import check_folder
 from skillkit_core.lint.diagnostic import SourceRange, TextEdit
-from skillkit_core.lint.fixing import apply_edits, apply_fixes
+from skillkit_core.lint.fixing import apply_edits, apply_fixes, make_executable
 from tests.core.lint.skillmd_support import check, make_skill, skill_md
 
 
@@ -121,6 +121,16 @@ def test_shebang_fix_also_sets_the_executable_bit(tmp_path: Path) -> None:
     assert result.files == (str(root / "scripts/run.sh"),)
     assert (root / "scripts/run.sh").stat().st_mode & 0o777 == 0o755
     assert check(root) == []  # no script-not-executable left behind
+
+
+def test_make_executable_adds_x_where_the_file_is_readable_once(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o640)
+    assert make_executable(str(script))
+    assert script.stat().st_mode & 0o777 == 0o750  # owner and group read it: they run it
+    assert not make_executable(str(script))  # nothing left to change
+    assert not make_executable(str(tmp_path / "missing.sh"))
 
 
 def test_shebang_fix_runs_a_pep_723_script_with_uv(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 vim-ale, which .ci/run installs), headless in silent Ex mode.
 
 One session (``vim_ale_session.vim``) opens a SKILL.md of the linked-skills workspace with
-the ALE configuration of docs/guides/editors.md, waits for the diagnostics in ALE's list
-and asks for a hover with ALE's own hover command.
+the ALE configuration of docs/guides/editors.md, waits for the diagnostics in ALE's list,
+asks for a hover with ALE's own hover command and for the document links with ALE's
+request API.
 """
 
 from __future__ import annotations
@@ -87,3 +88,12 @@ def test_diagnostics_reach_ale(session) -> None:
 def test_hover_on_a_frontmatter_key(session) -> None:
     assert session["hover"].startswith("**`description`** (Agent Skills specification)")
     assert "| Codex | read |" in session["hover"]
+
+
+def test_document_links_through_ales_request_api(session) -> None:
+    targets = {link["target"].rsplit("/skills/", 1)[-1] for link in session["links"]}
+    assert {
+        "pdf-tools/references/extracting.md",
+        "pdf-tools/scripts/extract.py",
+        "pdf-tools/assets/table-template.csv",
+    } <= targets

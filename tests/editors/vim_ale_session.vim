@@ -3,7 +3,8 @@
 " Opens $SKILLKIT_FILE (a SKILL.md) with the ALE configuration that
 " docs/guides/editors.md gives, waits for the server's diagnostics in ALE's
 " location list, asks for the hover on the `description' key with ALE's own
-" hover (shown in the preview window) and writes what it saw as JSON to
+" hover (shown in the preview window), asks for its document links with ALE's
+" request API, and writes what it saw as JSON to
 " $SKILLKIT_OUT. Run by tests/editors/test_vim_ale.py.
 
 let s:seen = {'errors': {}}
@@ -63,6 +64,19 @@ try
   endfunction
   if s:Wait('hover', '!empty(s:Preview())', 30)
     let s:seen.hover = s:Preview()
+  endif
+
+  " Document links through ALE's request API (ALE has no document-link command).
+  let s:links = v:null
+  function! s:OnLinks(response) abort
+    let s:links = get(a:response, 'result', [])
+  endfunction
+  call ale#lsp_linter#SendRequest(bufnr(''), 'skillkit', [0, 'textDocument/documentLink',
+  \ {'textDocument': {'uri': ale#path#ToFileURI(expand('%:p'))}}],
+  \ function('s:OnLinks'))
+  if s:Wait('links', 's:links isnot v:null', 30)
+    let s:seen.links = map(copy(s:links),
+    \ {_, link -> {'target': link.target, 'line': link.range.start.line}})
   endif
 catch
   let s:seen.errors.session = v:exception . ' at ' . v:throwpoint

@@ -17,8 +17,8 @@
   console block marked ``<!-- docs-test: run DIR -->`` is run: each ``$ skillkit ...``
   command in DIR (``scratch``, or a folder of the repository), its output holding the
   lines shown, in order (a ``...`` line stands for lines left out, ``…`` for text);
-  ``text``, ``xml``, ``markdown`` and ``lua`` blocks are shown output, synopses or editor
-  configuration, and a block without a language fails.
+  ``text``, ``xml``, ``markdown``, ``lua``, ``elisp`` and ``vim`` blocks are shown output,
+  synopses or editor configuration, and a block without a language fails.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ PAGES = [
     *sorted((ROOT / "docs" / "guides").glob("*.md")),
 ]
 EXAMPLE_DIRS = [path for path in sorted((ROOT / "examples").iterdir()) if path.is_dir()]
-SHOWN = {"text", "xml", "markdown", "lua"}
+SHOWN = {"text", "xml", "markdown", "lua", "elisp", "vim"}
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 _MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<kind>\w+)\s*(?P<arg>.*?)\s*-->")
 

@@ -1,7 +1,7 @@
 ;;; emacs_eglot_session.el --- skillkit's server in Emacs + Eglot, in batch  -*- lexical-binding: t -*-
 
-;; Opens SKILLKIT_FILE (a SKILL.md) with the Eglot configuration that
-;; docs/guides/editors.md gives, waits for the server's diagnostics to reach
+;; Loads SKILLKIT_CONFIG (the Eglot configuration of docs/guides/editors.md), opens
+;; SKILLKIT_FILE (a SKILL.md), waits for the server's diagnostics to reach
 ;; Flymake, asks for the hover on the `description' key through Eglot's own
 ;; eldoc function, and writes what it saw as JSON to SKILLKIT_OUT.  Run by
 ;; tests/editors/test_emacs_eglot.py as `emacs --batch -l THIS-FILE'.
@@ -31,11 +31,9 @@
     (let ((json-encoding-pretty-print nil))
       (insert (json-encode skillkit-seen)))))
 
-;; The configuration of the guide, with the test's interpreter for `python3'.
-(with-eval-after-load 'eglot
-  (add-to-list 'eglot-server-programs
-               `((markdown-mode gfm-mode)
-                 . (,(getenv "SKILLKIT_PYTHON") "-P" "-m" "skill_lsp"))))
+;; The guide's configuration, as a user's init file has it (the test's interpreter in
+;; place of `python3').
+(load (getenv "SKILLKIT_CONFIG") nil t)
 
 (condition-case err
     (progn

@@ -1,16 +1,33 @@
-"""Shared by the headless editor smoke tests: a private copy of the LSP tests' linked-skills
-workspace (a git repository, as a user's project is: clients find the root by ``.git``)
-and one editor session run to completion, its JSON report read back."""
+"""Shared by the headless editor smoke tests: the configuration the editors guide gives for
+an editor (so the guide's copy-paste block is what the test runs), a private copy of the
+LSP tests' linked-skills workspace (a git repository, as a user's project is: clients find
+the root by ``.git``) and one editor session run to completion, its JSON report read back."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 LINKED_SKILLS = Path(__file__).parents[1] / "lsp" / "linked_skills"
+GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "editors.md"
+
+
+def guide_configuration(heading: str, language: str, python: str) -> str:
+    """The first ``language`` code block under the guide's ``### heading``, with the
+    guide's ``python3`` replaced by ``python`` (the interpreter that has skillkit here)."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split(f"\n### {heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    block = re.search(rf"```{language}\n(.*?)\n```", section, re.DOTALL)
+    assert block, f"the guide has no {language} block under '{heading}'"
+    configuration = block.group(1)
+    assert "python3" in configuration, "the guide's server command changed: update the test"
+    quote = '"' if language == "elisp" else "'"
+    quoted = json.dumps(python) if language == "elisp" else "'" + python.replace("'", "''") + "'"
+    return configuration.replace(f"{quote}python3{quote}", quoted)
 
 
 def linked_workspace(parent: Path) -> Path:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.editors.headless import linked_workspace, run_session
+from tests.editors.headless import guide_configuration, linked_workspace, run_session
 
 SESSION = Path(__file__).with_name("emacs_eglot_session.el")
 EMACS = shutil.which("emacs")
@@ -47,10 +47,12 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     parent = tmp_path_factory.mktemp("emacs")
     root = linked_workspace(parent)
     out = parent / "seen.json"
+    configuration = parent / "init.el"
+    configuration.write_text(guide_configuration("Emacs (Eglot)", "elisp", sys.executable))
     env = {
         **os.environ,
         "HOME": str(parent),  # no user init, no state left in the real home
-        "SKILLKIT_PYTHON": sys.executable,
+        "SKILLKIT_CONFIG": str(configuration),
         "SKILLKIT_FILE": str(root / "pdf-tools" / "SKILL.md"),
         "SKILLKIT_OUT": str(out),
     }

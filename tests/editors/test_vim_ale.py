@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.editors.headless import linked_workspace, run_session
+from tests.editors.headless import guide_configuration, linked_workspace, run_session
 
 SESSION = Path(__file__).with_name("vim_ale_session.vim")
 VIM = shutil.which("vim")
@@ -60,10 +60,12 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     parent = tmp_path_factory.mktemp("vim")
     root = linked_workspace(parent)
     out = parent / "seen.json"
+    configuration = parent / "vimrc"
+    configuration.write_text(guide_configuration("Vim (ALE)", "vim", sys.executable))
     env = {
         **os.environ,
         "HOME": str(parent),
-        "SKILLKIT_PYTHON": sys.executable,
+        "SKILLKIT_CONFIG": str(configuration),
         "SKILLKIT_FILE": str(root / "pdf-tools" / "SKILL.md"),
         "SKILLKIT_OUT": str(out),
     }

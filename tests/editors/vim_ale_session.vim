@@ -1,7 +1,7 @@
 " skillkit's server in Vim with ALE as its LSP client, in silent Ex mode.
 "
-" Opens $SKILLKIT_FILE (a SKILL.md) with the ALE configuration that
-" docs/guides/editors.md gives, waits for the server's diagnostics in ALE's
+" Sources $SKILLKIT_CONFIG (the ALE configuration of docs/guides/editors.md), opens
+" $SKILLKIT_FILE (a SKILL.md), waits for the server's diagnostics in ALE's
 " location list, asks for the hover on the `description' key with ALE's own
 " hover (shown in the preview window), asks for its document links with ALE's
 " request API, and writes what it saw as JSON to
@@ -28,18 +28,9 @@ endfunction
 
 try
   filetype plugin on
-  packadd ale
-
-  " The configuration of the guide, with the test's interpreter for `python3'.
-  call ale#linter#Define('markdown', {
-  \   'name': 'skillkit',
-  \   'lsp': 'stdio',
-  \   'executable': $SKILLKIT_PYTHON,
-  \   'command': '%e -P -m skill_lsp',
-  \   'project_root': {buffer -> ale#path#Dirname(
-  \       ale#path#FindNearestDirectory(buffer, '.git'))},
-  \})
-  let g:ale_linters = {'markdown': ['skillkit']}
+  " The guide's configuration, as a user's vimrc has it (the test's interpreter in place
+  " of `python3').
+  execute 'source' fnameescape($SKILLKIT_CONFIG)
   let g:ale_hover_to_preview = 1
 
   execute 'edit' fnameescape($SKILLKIT_FILE)

@@ -194,9 +194,43 @@ class DiagnosticsHub:
             self.request_refresh()  # settings changed: every document is pulled again
             return
         if self.server.documents.needs_index(snapshot):
+            if self._syntax_known(snapshot):
+                # Typing in a prompt: the findings are the last version's, moved; the
+                # index is still made (in the pool) for requests and the next edit.
+                self._publish(uri, snapshot)
+                self._index_soon(snapshot)
+                return
             self._publish_when_indexed(snapshot)
             return
         self._publish(uri, snapshot)
+
+    @staticmethod
+    def _syntax_known(snapshot: Snapshot) -> bool:
+        """Whether this version's syntax findings are known without its index (see
+        :func:`skill_lsp.syntax.carried_before_indexing`); they are then cached."""
+        if "syntax" in snapshot._cache:
+            return True
+        from skill_lsp.syntax import carried_before_indexing
+
+        found = carried_before_indexing(snapshot)
+        if found is None:
+            return False
+        snapshot._cache.setdefault("syntax", found)
+        snapshot.take_previous_syntax()  # the older index it held is not needed
+        return True
+
+    def _index_soon(self, snapshot: Snapshot) -> None:
+        """Index ``snapshot`` in the pool, nothing waiting for it."""
+
+        async def index() -> None:
+            try:
+                await self.server.documents.index_in_pool(snapshot)
+            except Exception as error:  # the index never raises; requests would retry it
+                log_message(self.server, f"indexing {snapshot.uri} failed: {error!r}")
+
+        task = asyncio.ensure_future(index())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _publish_when_indexed(self, snapshot: Snapshot) -> None:
         """Index ``snapshot`` off the event loop, then publish if it is still current."""

@@ -21,6 +21,7 @@ Edit = tuple[tuple[int, int], tuple[int, int], str]
 # Characters that can change what a string literal is (end it, escape, interpolate) or
 # start a new line: an edit that types or deletes one is never carried over.
 _LITERAL_SYNTAX = frozenset("\"'\\{}\r\n")
+_BACKSLASH = ord("\\")
 
 
 def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
@@ -40,31 +41,44 @@ def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
 
 
 def carried_over(
-    findings: list[LintDiagnostic], old: Any, new: Any, edit: Edit
+    findings: list[LintDiagnostic], old: Any, new: Any | None, edit: Edit
 ) -> list[LintDiagnostic] | None:
-    """``findings`` (the structural findings of index ``old``) as they are for index
-    ``new``, which ``edit`` made from it; None when that cannot be known without
-    running the checks (the edit may have changed what they see, or touches a finding)."""
+    """``findings`` (the structural findings of index ``old``) as they are after ``edit``;
+    None when that cannot be known without running the checks (the edit may have
+    changed what they see, or touches a finding).
+
+    ``new`` is the index of the edited text, when computed: its tree must agree. Without
+    it the old tree decides, which is enough: an edit that types or deletes no quote,
+    backslash, brace or line break, inside the text of a literal (not in an escape
+    sequence), leaves every token of the file as it was, that literal longer or
+    shorter. (Nor one right after a backslash, which would escape something else.)"""
     start, end, new_text = edit
-    if start[0] != end[0] or old.has_errors or new.has_errors:
+    if start[0] != end[0] or old.has_errors or (new is not None and new.has_errors):
         return None
-    if not _is_prose(new_text) or old._state is None or new._state is None:
+    if not _is_prose(new_text) or old._state is None:
+        return None
+    if new is not None and new._state is None:
         return None
     old_lines = old._state.lines
     old_start = old_lines.offset(*start)
     old_end = old_lines.offset(*end)
     if not _is_prose(old_lines.text(old_start, old_end)):
         return None
-    new_end = old_start + len(new_text.encode("utf-8", "surrogatepass"))
+    if old_start and old._state.data[old_start - 1] == _BACKSLASH:
+        return None  # the edit would change what that backslash escapes
     before = _literal_around(old._state.tree, old_start, old_end)
-    after = _literal_around(new._state.tree, old_start, new_end)
-    if before is None or after is None:
+    if before is None:
         return None
-    # The same literal: it starts where it did and ends where the edit moved its end.
-    if before[0] != after[0] or before[1] + (new_end - old_end) != after[1]:
-        return None
+    if new is not None:
+        new_end = old_start + len(new_text.encode("utf-8", "surrogatepass"))
+        after = _literal_around(new._state.tree, old_start, new_end)
+        # The same literal: it starts where it did and ends where the edit moved its end.
+        if after is None or (after[0], after[1]) != (before[0], before[1] + new_end - old_end):
+            return None
     line, column = start
-    if _names_something(old, line, column) or _names_something(new, line, column):
+    if _names_something(old, line, column):
+        return None
+    if new is not None and _names_something(new, line, column):
         return None
     moved = []
     for finding in findings:
@@ -73,6 +87,17 @@ def carried_over(
             return None
         moved.append(shifted)
     return moved
+
+
+def carried_before_indexing(snapshot: Any) -> list[LintDiagnostic] | None:
+    """This version's findings without its index, when the one edit since an indexed
+    version leaves them as they were (moved); None otherwise. Publishing them need not
+    wait for the version's parse."""
+    earlier = snapshot.previous_syntax
+    if earlier is None:
+        return None
+    findings, old_index, edit = earlier
+    return carried_over(findings, old_index, None, edit)
 
 
 def _is_prose(text: str) -> bool:

@@ -14,7 +14,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from skill_lsp.index import DocumentStore
 from skill_lsp.positions import split_lines
-from skill_lsp.syntax import carried_over, structural_findings
+from skill_lsp.syntax import carried_before_indexing, carried_over, structural_findings
 from skillkit_core.source import index_source, structural_diagnostics
 
 URI = "file:///skills/deploy.py"
@@ -88,8 +88,10 @@ def _type(store: DocumentStore, version: int, change) -> list:
     """Apply one edit as the server does and return the version's syntax findings."""
     snapshot = store.change(URI, version, [change])
     assert snapshot is not None
+    early = carried_before_indexing(snapshot)  # as the hub asks, before the index
     found = snapshot._cache["syntax"] = structural_findings(snapshot)
     assert found == structural_diagnostics(snapshot.index)
+    assert early is None or early == found
     return found
 
 
@@ -149,6 +151,7 @@ def test_typing_prose_carries_the_findings_over(needle: str) -> None:
     carried = carried_over(findings, old, new, edit)
     assert carried is not None
     assert carried == structural_diagnostics(new)
+    assert carried_over(findings, old, None, edit) == carried  # before the new index
 
 
 @pytest.mark.parametrize(
@@ -167,4 +170,24 @@ def test_typing_prose_carries_the_findings_over(needle: str) -> None:
 )
 def test_an_edit_that_may_change_the_structure_runs_the_checks(needle: str, insert: str) -> None:
     old, new, edit = _indexes(SKILL, needle, insert)
-    assert carried_over(structural_diagnostics(old), old, new, edit) is None
+    findings = structural_diagnostics(old)
+    assert carried_over(findings, old, new, edit) is None
+    assert carried_over(findings, old, None, edit) is None  # the old tree alone tells
+
+
+@pytest.mark.parametrize(("offset", "length"), [(1, 0), (1, 1), (2, 0)])
+def test_an_edit_next_to_an_escape_runs_the_checks(offset: int, length: int) -> None:
+    # 'artefacts.\\n' ends the f-string's text: typing after its backslash, or deleting
+    # the 'n' it escapes, would make the backslash escape something else (the quote).
+    text = SKILL.replace("artefacts.\\n", "artefacts.\\nmore")
+    at = text.index("\\nmore") + offset
+    line, column = _line_of(text, "\\nmore")
+    column += offset
+    new = text[:at] + "x" + text[at + length :]
+    old_index = index_source(text)
+    edit = ((line, column), (line, column + length), "x")
+    findings = structural_diagnostics(old_index)
+    if offset == 1:
+        assert carried_over(findings, old_index, None, edit) is None
+    moved = carried_over(findings, old_index, index_source(new, old=old_index), edit)
+    assert moved is None or moved == structural_diagnostics(index_source(new))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from skillkit_core import hosts_data as _data
+from skillkit_core.tool_names import known_tool_names as _known_tool_names
 
 GENERIC = "generic"
 
@@ -120,8 +121,9 @@ HOSTS_BY_ID: dict[str, HostInfo] = {host.id: host for host in HOSTS}
 KNOWN_HOST_IDS: tuple[str, ...] = tuple(host.id for host in HOSTS)
 
 # Every tool name any known host has or had: current, older and retired names (used by
-# the tool-name lint rules: a guard on an older name is still a real name).
-KNOWN_TOOL_NAMES: frozenset[str] = frozenset(name for host in HOSTS for name in host.evidence)
+# the tool-name lint rules: a guard on an older name is still a real name). The names a
+# host's ``evidence`` holds, read from the data in one place (skillkit_core.tool_names).
+KNOWN_TOOL_NAMES: frozenset[str] = _known_tool_names()
 
 
 # Every environment variable host detection reads.

@@ -1,10 +1,11 @@
 """allowed-tools-unknown: each ``allowed-tools`` entry names a tool some known host has.
 
-The names are the host inventory's (``skillkit_core/hosts_data.py``): every model-facing
-name read in a host's source or documentation, current, older or removed. An entry's
-name is the part before its parentheses (``Bash(git diff:*)`` names ``Bash``). MCP tools
-(``mcp__server__tool``) and patterns (``*``, ``server/tool``) are left alone: their
-names come from the servers and hosts a skill is used with.
+The names are the host inventory's (``skillkit_core/hosts_data.py``, read by
+``skillkit_core/tool_names.py``): every model-facing name read in a host's source or
+documentation, current, older or removed. An entry's name is the part before its
+parentheses (``Bash(git diff:*)`` names ``Bash``). MCP tools (``mcp__server__tool``) and
+patterns (``*``, ``server/tool``) are left alone: their names come from the servers and
+hosts a skill is used with.
 """
 
 from __future__ import annotations
@@ -28,10 +29,9 @@ def tool_name(entry: str) -> str | None:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists or not folder.frontmatter_ok or "allowed-tools" not in folder.frontmatter:
         return
-    # The host inventory and the name matcher load only for a skill that lists tools:
-    # checking plain SKILL.md folders stays free of them (and of dataclasses).
-    from skillkit_core.hosts import KNOWN_TOOL_NAMES
+    # The tool names and the name matcher load only for a skill that lists tools.
     from skillkit_core.lint.closest import closest_name
+    from skillkit_core.tool_names import KNOWN_TOOL_NAMES
 
     for entry, where in allowed_tool_entries(folder):
         name = tool_name(entry)

@@ -8,6 +8,7 @@ files, well-known token formats); they are a tripwire, not an audit.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -118,7 +119,17 @@ def find_risks(text: str) -> list[Finding]:
 def find_secrets(text: str) -> list[Finding]:
     """Secret literals in ``text`` as ``(line, start, end, message)``; documented
     placeholders (see :func:`is_placeholder`) are left out."""
+    if _any_secret_needle().search(text) is None:  # most files: one pass clears them
+        return []
     return _find(_SECRETS, _SECRET_NEEDLES, text, _SECRET_TEMPLATE, keep=_not_placeholder)
+
+
+@functools.cache
+def _any_secret_needle() -> re.Pattern[str]:
+    """Any substring of :data:`_SECRET_NEEDLES`: one regex pass instead of a substring
+    search per needle (a dozen) over a file that holds none."""
+    words = {word for groups in _SECRET_NEEDLES for group in groups for word in group}
+    return re.compile("|".join(re.escape(word) for word in sorted(words)))
 
 
 # The fixed prefix of each token format: what follows it is the value judged.

@@ -96,21 +96,24 @@ def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
     fence: str | None = None
     info = ""  # the open fence's info string
     dynamic_block = False
+    code_lines = scan.code_lines
     for index, text in enumerate(lines):
         if fence is None and not _may_matter(text):
             continue
         line = first_line + index
-        opener = _FENCE.match(text)
+        # Only a line holding ``` or ~~~ can open or close a fence (most lines do not).
+        opener = _FENCE.match(text) if "```" in text or "~~~" in text else None
         if fence is not None:
-            if _closes(opener, fence):
+            if opener is not None and _closes(opener, fence):
                 fence = None
                 continue
-            scan.code_lines.add(line)
+            code_lines.add(line)
             if dynamic_block and text.strip():
                 start = len(text) - len(text.lstrip())
                 where = SourceRange(line, start, line, len(text))
                 scan.commands.append(Command(text.strip(), where))
-            _mentions(scan, text, line, _NO_SPANS, fence=info)
+            if "/" in text:
+                _mentions(scan, text, line, _NO_SPANS, fence=info)
             continue
         if opener:
             fence = opener.group(1)
@@ -230,7 +233,7 @@ def _mentions(
     fence: str | None = None,
     code: "_Spans | None" = None,
 ) -> None:
-    if "/" not in text:
+    if "/" not in text or not may_mention_paths(text):
         return
     for match in _FILE_MENTION.finditer(text):
         start = match.start(1)

@@ -147,17 +147,26 @@ class DiagnosticsHub:
         return []
 
     def lsp_diagnostics(self, snapshot: Snapshot) -> list[types.Diagnostic]:
-        """The document's diagnostics in the client's terms (cached per snapshot)."""
+        """The document's diagnostics in the client's terms (its own cached per snapshot,
+        then what other documents' checks found about it)."""
         from skill_lsp.convert import to_lsp
 
         findings = self.findings(snapshot)
         cached = snapshot._cache.get("lsp")
         if cached is not None and cached[0] is findings:
-            return cached[1]
-        version = self.server.version
-        converted = [to_lsp(finding, snapshot, version=version) for finding in findings]
-        snapshot._cache["lsp"] = (findings, converted)
-        return converted
+            converted = cached[1]
+        else:
+            version = self.server.version
+            converted = [to_lsp(finding, snapshot, version=version) for finding in findings]
+            snapshot._cache["lsp"] = (findings, converted)
+        others = self.found_by_others(snapshot.uri)
+        return [*converted, *others] if others else converted
+
+    def found_by_others(self, uri: str) -> list[types.Diagnostic]:
+        """Findings about ``uri`` that another document's check made (a SKILL.md's rules
+        about one of its scripts): they stay, with their quick fixes, while it is open."""
+        parts = self._disk_parts.get(uri, {})
+        return [d for source, found in parts.items() if source != uri for d in found]
 
     # -- when to send ----------------------------------------------------------------
 
@@ -363,9 +372,10 @@ class DiagnosticsHub:
         loop = asyncio.get_running_loop()
         for path, found in by_file.items():
             uri = from_fs_path(path) or path
-            if self.server.documents.get(uri) is not None:
-                continue
-            other = await loop.run_in_executor(None, _plain_snapshot, path, uri, snapshot.codec)
+            # An open file's findings are placed on the text the editor shows.
+            other = self.server.documents.get(uri)
+            if other is None:
+                other = await loop.run_in_executor(None, _plain_snapshot, path, uri, snapshot.codec)
             if other is None:
                 continue
             converted = [self._convert(finding, other) for finding in found]
@@ -381,17 +391,23 @@ class DiagnosticsHub:
     def publish_disk(
         self, uri: str, diagnostics: list[types.Diagnostic], source: str | None = None
     ) -> None:
-        """Findings of a file on disk (ignored while the file is open in the editor).
+        """Findings of a file on disk (while the file is open in the editor, only those
+        another document's check made are shown, beside the editor's own).
 
         ``source`` is the document whose check found them (another file of the folder, for
         a script or a reference); each source's findings replace only its own earlier ones.
         """
         parts = self._disk_parts.setdefault(uri, {})
+        changed = parts.get(source or uri) != diagnostics
         parts[source or uri] = diagnostics
         diagnostics = [d for found in parts.values() for d in found]
         previous = self.disk.get(uri)
         self.disk[uri] = diagnostics
         if self.server.documents.get(uri) is not None:
+            # Open: its own findings come from the editor's text; another document's
+            # findings about it (see found_by_others) go out with them.
+            if changed and source not in (None, uri):
+                self._queue(uri)
             return
         if self.pull:
             if previous != diagnostics:

@@ -316,3 +316,36 @@ async def test_make_executable_refuses_what_is_no_script_of_a_skill(
             )
         )
     assert not os.access(path, os.X_OK)
+
+
+async def test_an_open_script_keeps_the_skill_md_findings_and_their_fix(
+    client: LanguageClient,
+) -> None:
+    case = Case(
+        "tidy-python",
+        {
+            "SKILL.md": "---\nname: tidy-python\ndescription: Tidies notes. Use after writing "
+            "notes.\n---\n\nRun scripts/tidy.py after each note.\n",
+            "scripts/tidy.py": "import sys\n\nprint(sys.argv[1:])\n",
+        },
+    )
+    folder = _write(client.root / f"open-script-{client.preset}", case)
+    open_file(client, folder / "SKILL.md")
+    script = folder / "scripts" / "tidy.py"
+    uri = uri_of(script)
+    await wait_for_codes(client, uri, {"script-shebang"})
+    # Forget what was shown: only a publication made while the script is open brings the
+    # finding back (opening it used to replace it with the script's own findings: none).
+    client.diagnostics[uri] = ()
+    open_file(client, script)
+    (shebang,) = [
+        d
+        for d in await wait_for_codes(client, uri, {"script-shebang"})
+        if d.code == "script-shebang"
+    ]
+    actions = await _actions(client, uri, shebang)
+    titles = [a.title for a in actions]
+    assert titles[0] == "Add '#!/usr/bin/env python3'" and actions[0].is_preferred
+    assert "Disable script-shebang for this file" in titles  # the script is open: it can
+    fixed = apply_text_edits(script.read_text(), actions[0].edit.changes[uri], client.encoding)
+    assert fixed.startswith("#!/usr/bin/env python3\nimport sys\n")

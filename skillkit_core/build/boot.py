@@ -60,6 +60,8 @@ def run(config: dict[str, Any]) -> NoReturn:
         native_dirs = [extracted(archive, d, native_member(d)) for d in digests]
     python_dir = extracted(archive, config["pure"], PURE_MEMBER)
     import_from([python_dir, *native_dirs], archive)
+    if config.get("start") is not None:
+        _precomputed_start(config["start"], sys.argv[1:])
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
     code_cache = CodeCache(code_cache_path(python_dir))
@@ -70,6 +72,23 @@ def run(config: dict[str, Any]) -> NoReturn:
     code = main(definition, sys.argv[1:], stdout=_out)
     code_cache.save()
     finish(code)
+
+
+def _precomputed_start(data: dict[str, Any], args: list[str]) -> None:
+    """Serve a plain ``start`` from the result computed at build time, without importing
+    the skill (see ``skillkit_core.protocol.precomputed_start``); return when the call
+    needs the full path."""
+    if args[:1] not in ([], ["start"]) and not args[0].startswith("--"):
+        return
+    try:
+        from skillkit_core.protocol.precomputed_start import serve
+
+        code = serve(data, args)
+    except Exception:  # nothing was printed: the full path answers, or reports the error
+        _debug()
+        return
+    if code is not None:
+        finish(code)
 
 
 def import_from(folders: list[str], archive: str) -> None:

@@ -245,6 +245,7 @@ def _bundle(
     cache = cache_root(options.cache_dir)
     if mode == "pyz":
         from skillkit_core.build.pyz import build_pyz
+        from skillkit_core.build.start_data import precompute_start
 
         built = build_pyz(
             options.entry,
@@ -254,6 +255,7 @@ def _bundle(
             pythons=pythons,
             cache=cache,
             progress=detail,
+            start=precompute_start(definition),
         )
         result.native = built.native
         result.distributions = built.distributions

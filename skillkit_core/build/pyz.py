@@ -28,6 +28,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillkit_core.build import boot
 from skillkit_core.build.closure import (
@@ -101,8 +102,10 @@ def build_pyz(
     pythons: tuple[str, ...],
     cache: Path,
     progress: Progress | None = None,
+    start: dict[str, Any] | None = None,
 ) -> PyzResult:
-    """Bundle the skill of ``entry`` into ``out_path`` for ``targets`` × ``pythons``."""
+    """Bundle the skill of ``entry`` into ``out_path`` for ``targets`` × ``pythons``;
+    ``start`` is its precomputed first result (``build.start_data``), if it has one."""
     note = progress or (lambda _text: None)
     environments = [marker_environment(t, v) for t in targets for v in pythons]
     note("finding the modules the skill imports")
@@ -125,6 +128,8 @@ def build_pyz(
         "pydantic_plugins": _has_pydantic_plugins(pure, natives),
         "skill": skill_name,
     }
+    if start is not None:
+        config["start"] = start
     members = {
         "__main__.py": _MAIN.format(skill=skill_name, config=repr(config)).encode(),
         "_skillkit_boot.py": Path(boot.__file__).with_suffix(".py").read_bytes(),

@@ -121,7 +121,9 @@ def test_a_built_skill_keeps_its_code_cache_beside_the_unpacked_bundle(
     ).stdout.strip()
 
     def start() -> dict:
-        done = subprocess.run([str(run), "start"], capture_output=True, text=True, env=env)
+        # Params other than {}: the skill is loaded (a plain start is served precomputed).
+        argv = [str(run), "start", "--params", '{"env": "staging"}']
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout)
 

@@ -42,15 +42,30 @@ def structural_diagnostics(index: SourceIndex, *, file: str | None = None) -> li
     """Unknown step targets, duplicate step names, ``/`` in dispatcher steps, unreachable
     steps, unguarded cycles: every finding with the range of the offending string, in
     document order."""
+    graphs = _Graphs(index)
     found = [
         *_unknown_targets(index, file),
         *_duplicates(index, file),
         *_composite_names(index, file),
-        *_unreachable(index, file),
-        *_unguarded_cycles(index, file),
+        *_unreachable(index, file, graphs),
+        *_unguarded_cycles(index, file, graphs),
     ]
     found.sort(key=lambda d: (d.range.line, d.range.column, d.rule) if d.range else (0, 0, d.rule))
     return found
+
+
+class _Graphs:
+    """Each skill chain's step graph, built once for all the checks of one index."""
+
+    def __init__(self, index: SourceIndex) -> None:
+        self._index = index
+        self._built: dict[int, StepGraph] = {}
+
+    def of(self, chain: int) -> StepGraph:
+        graph = self._built.get(chain)
+        if graph is None:
+            graph = self._built[chain] = step_graph(self._index, chain)
+        return graph
 
 
 def _step_name(index: SourceIndex, ref: StepRef) -> str | None:
@@ -81,12 +96,20 @@ class _NameSets:
     def __init__(self, index: SourceIndex) -> None:
         self._index = index
         self._cache: dict[tuple[int, Target, bool], frozenset[str] | None] = {}
+        # The answer for each set of chains, target and role: most references share one.
+        self._answers: dict[tuple[frozenset[int], Target, bool], frozenset[str] | None] = {}
 
     def for_ref(self, ref: StepRef) -> frozenset[str] | None:
         """The names ``ref`` may use, or None when syntax cannot tell."""
         chains = ref_chains(ref)
         if not chains:
             return None
+        key = (frozenset(chains), ref.target, ref.role == Role.ENTRY)
+        if key not in self._answers:
+            self._answers[key] = self._names_for(chains, ref)
+        return self._answers[key]
+
+    def _names_for(self, chains: set[int], ref: StepRef) -> frozenset[str] | None:
         found: set[str] = set()
         for chain in chains:
             # A module's entry is one of its own steps; everything else sees the namespace.
@@ -229,7 +252,7 @@ def _composite_names(index: SourceIndex, file: str | None) -> Iterable[LintDiagn
             )
 
 
-def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
+def _unreachable(index: SourceIndex, file: str | None, graphs: _Graphs) -> Iterable[LintDiagnostic]:
     # A step is unreachable when no skill whose namespace holds it can reach it, and
     # every such skill's graph is fully known.
     from skillkit_core.lint.rules.workflow_unreachable_step import unreachable_message
@@ -239,7 +262,7 @@ def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnosti
     for chain in index.chains:
         if chain.kind != "skill":
             continue
-        graph = step_graph(index, chain.index)
+        graph = graphs.of(chain.index)
         judged = graph.known and graph.entry is not None and graph.entry in graph.outgoing
         reached = reachable(graph) if judged else set()
         for member in namespace(index, chain.index).chains:
@@ -272,12 +295,14 @@ def _unreachable(index: SourceIndex, file: str | None) -> Iterable[LintDiagnosti
 # on the loop (its template may carry the guard).
 
 
-def _unguarded_cycles(index: SourceIndex, file: str | None) -> Iterable[LintDiagnostic]:
+def _unguarded_cycles(
+    index: SourceIndex, file: str | None, graphs: _Graphs
+) -> Iterable[LintDiagnostic]:
     reported: set[int] = set()
     for chain in index.chains:
         if chain.kind != "skill":
             continue
-        graph = step_graph(index, chain.index)
+        graph = graphs.of(chain.index)
         steps = _definition_order(index, chain.index)
         if not graph.known or steps is None or not all(map(_literal_next, steps.values())):
             continue

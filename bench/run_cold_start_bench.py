@@ -12,6 +12,9 @@ processes:
   first output line is already written, so every call does the same work);
 - ``advance`` in stateless mode with 100 history entries, on a second build: a one-step
   loop skill (:data:`LOOP_SKILL`), since a run of the default skill has four steps at most;
+- ``start --session new`` of that loop skill, whose prompt is a function: a start that
+  cannot be served from build-time data (``skillkit_core.build.start_data``) and takes the
+  full path (the default skill's start is served precomputed; the report says which);
 - ``python -c pass`` and ``python -I -S -c pass`` for the same interpreter, in the same
   run, as the floor to compare with.
 
@@ -105,7 +108,9 @@ def main() -> int:
         loop_run = build(loop_entry, work) / "scripts" / "run"
         stateless = stateless_arguments(HISTORY_LENGTH)
         timed([str(loop_run), *stateless], env, bench.cwd)  # unpacks this bundle too
-        figures = measure(bench, python, args.runs, (loop_run, stateless))
+        loop = Bench(loop_run, env, sessions, "{}", "ask", LOOP_OUTPUT)
+        figures = measure(bench, python, args.runs, (loop, stateless))
+        figures["start_precomputed"] = precomputed(skill_dir)
         figures["first_call_ms"] = round(first[0] * 1000, 1)
         figures["via_path_python3_ms"] = shim_round(bench)
         if args.importtime:
@@ -220,27 +225,31 @@ def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None =
     return (wall, usage.ru_utime + usage.ru_stime), stdout, stderr, process.returncode
 
 
-SERIES = ("start", "advance", "advance_stateless")
+SERIES = ("start", "start_full", "advance", "advance_stateless")
 """The measured calls, each with its own target."""
 
 
+def precomputed(skill_dir: Path) -> bool:
+    """Whether the build stored the skill's first result (see ``build.start_data``)."""
+    import zipfile
+
+    pyz = next((skill_dir / "bin").glob("*.pyz"))
+    with zipfile.ZipFile(pyz) as archive:
+        return "'start': {" in archive.read("__main__.py").decode()
+
+
 def measure(
-    bench: Bench, python: str, runs: int, stateless: tuple[Path, list[str]]
+    bench: Bench, python: str, runs: int, stateless: tuple[Bench, list[str]]
 ) -> dict[str, object]:
-    samples: dict[str, list[Timing]] = {
-        "start": [],
-        "advance": [],
-        "advance_stateless": [],
-        "pass": [],
-        "pass_isolated": [],
-    }
-    loop_run, loop_arguments = stateless
+    samples: dict[str, list[Timing]] = {name: [] for name in (*SERIES, "pass", "pass_isolated")}
+    loop, loop_arguments = stateless
     for _ in range(runs):  # interleaved, so a noisy moment hits every series alike
         samples["pass"].append(timed([python, "-c", "pass"])[0])
         samples["pass_isolated"].append(timed([python, "-I", "-S", "-c", "pass"])[0])
         samples["start"].append(bench.time_start())
+        samples["start_full"].append(loop.time_start())
         samples["advance"].append(bench.time_advance())
-        timing, stdout, stderr, code = timed([str(loop_run), *loop_arguments], bench.env, bench.cwd)
+        timing, stdout, stderr, code = timed([str(loop.run), *loop_arguments], bench.env, bench.cwd)
         if code != 0 or '"kind":"prompt"' not in stdout:
             sys.exit(f"stateless advance failed:\n{stdout}{stderr}")
         samples["advance_stateless"].append(timing)
@@ -316,6 +325,7 @@ def report(figures: dict[str, object]) -> None:
         "pass": "python -c pass",
         "pass_isolated": "python -I -S -c pass (anchor)",
         "start": "scripts/run start --session new",
+        "start_full": "start --session new, loop skill",
         "advance": "scripts/run advance --session",
         "advance_stateless": f"advance, stateless, {HISTORY_LENGTH} history",
     }
@@ -327,6 +337,8 @@ def report(figures: dict[str, object]) -> None:
             f"{row['p90_ms']:>7} ms{row['cpu_median_ms']:>7} ms{ratio:>10}"  # type: ignore[index]
         )
     print(f"start through python3 on PATH (median of 5): {figures['via_path_python3_ms']} ms")
+    served = "served from build-time data" if figures["start_precomputed"] else "full path"
+    print(f"start of the measured skill: {served}; the loop skill's start: full path")
     anchor = figures["pass_isolated"]["median_ms"]  # type: ignore[index]
     for key in SERIES:
         median = figures[key]["median_ms"]  # type: ignore[index]

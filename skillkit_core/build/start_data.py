@@ -10,8 +10,8 @@ code and its result is fixed by the host alone:
 - an entry step with a prompt that is not a function (so no prompt-less step runs first,
   and rendering it reads nothing from the run);
 - params that are absent, or a pydantic model whose empty-object validation only fills in
-  plain defaults: no validators, serializers, computed fields or default factories, and no
-  ``validate_default``.
+  plain defaults: no validators or serializers (decorated or ``Annotated``), computed
+  fields or default factories, and no ``validate_default``.
 
 The data holds, per host, the exact result line of the real engine, the params and run
 snapshot a session header and sidecar record, and the host-detection table, all produced
@@ -117,6 +117,8 @@ def _plain_defaults(model: Any) -> bool:
     for field in model.model_fields.values():
         if field.default_factory is not None or field.validate_default:
             return False
+        if any(hasattr(item, "func") for item in field.metadata):
+            return False  # an Annotated validator or serializer: author code
         if field.is_required():
             return False  # {} fails: the full path reports it
     return True

@@ -191,8 +191,22 @@ class Answer(BaseModel):
             "'Go.'",
             "",
         ),
+        (
+            "from typing import Annotated\nfrom pydantic import PlainSerializer\n\n\n"
+            "class P(BaseModel):\n"
+            "    n: Annotated[int, PlainSerializer(lambda v: v * 2)] = 1\n",
+            "'Go.'",
+            "",
+        ),
     ],
-    ids=["prompt function", "observer", "required param", "default factory", "validator"],
+    ids=[
+        "prompt function",
+        "observer",
+        "required param",
+        "default factory",
+        "validator",
+        "annotated serializer",
+    ],
 )
 def test_a_start_that_may_run_author_code_is_not_precomputed(
     tmp_path: Path, params: str, prompt: str, extra: str

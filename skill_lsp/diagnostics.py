@@ -213,15 +213,18 @@ class DiagnosticsHub:
             return
         self._publish(uri, snapshot)
 
-    @staticmethod
-    def _syntax_known(snapshot: Snapshot) -> bool:
+    def _syntax_known(self, snapshot: Snapshot) -> bool:
         """Whether this version's syntax findings are known without its index (see
         :func:`skill_lsp.syntax.carried_before_indexing`); they are then cached."""
         if "syntax" in snapshot._cache:
             return True
         from skill_lsp.syntax import carried_before_indexing
 
-        found = carried_before_indexing(snapshot)
+        try:
+            found = carried_before_indexing(snapshot)
+        except Exception as error:  # a bug here must not cost the version its diagnostics
+            log_message(self.server, f"carrying findings over failed: {error!r}")
+            return False
         if found is None:
             return False
         snapshot._cache.setdefault("syntax", found)

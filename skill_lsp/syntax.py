@@ -10,6 +10,7 @@ runs them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +23,7 @@ Edit = tuple[tuple[int, int], tuple[int, int], str]
 # start a new line: an edit that types or deletes one is never carried over.
 _LITERAL_SYNTAX = frozenset("\"'\\{}\r\n")
 _BACKSLASH = ord("\\")
+_log = logging.getLogger(__name__)
 
 
 def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
@@ -32,7 +34,11 @@ def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
     earlier = snapshot.take_previous_syntax()
     if earlier is not None:
         findings, old_index, edit = earlier
-        moved = carried_over(findings, old_index, index, edit)
+        try:
+            moved = carried_over(findings, old_index, index, edit)
+        except Exception:  # the checks below still give this version its findings
+            _log.exception("carrying syntax findings over failed")
+            moved = None
         if moved is not None:
             return moved
     from skillkit_core.source.diagnostics import structural_diagnostics

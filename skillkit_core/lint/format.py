@@ -1,4 +1,4 @@
-"""Output of ``skillkit check``: text (rich, grouped by file, code frames), JSON, SARIF and
+"""Output of ``skillkit check``: text (grouped by file, code frames), JSON, SARIF and
 GitHub Actions annotations, plus the host compatibility matrix.
 
 Positions in JSON are the core's (0-based lines and code-point columns, fields ``line``,
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from skillkit_core.lint.capping import Capped, shown
 from skillkit_core.lint.check_paths import CheckRun
@@ -43,36 +44,83 @@ def _more_text(capped: Capped) -> str:
 # ---------------------------------------------------------------- text
 
 
-def render_text(run: CheckRun, console: Console, *, context: int = 1) -> None:
-    """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame."""
-    from rich.text import Text
+class Styled:
+    """A line of output as ``(text, style)`` segments (rich style names), printed in
+    colour by rich on a terminal and as plain text elsewhere without importing rich."""
 
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self.segments: list[tuple[str, str | None]] = [(text, style)] if text else []
+
+    def append(self, text: str, style: str | None = None) -> None:
+        self.segments.append((text, style))
+
+    def rstrip(self) -> None:
+        """Drop trailing whitespace (and segments left empty)."""
+        while self.segments:
+            text, style = self.segments[-1]
+            if text.rstrip():
+                self.segments[-1] = (text.rstrip(), style)
+                return
+            self.segments.pop()
+
+    def __str__(self) -> str:
+        return "".join(text for text, _ in self.segments)
+
+    def rich(self) -> Any:
+        """The same line as a :class:`rich.text.Text`."""
+        from rich.text import Text
+
+        line = Text()
+        for text, style in self.segments:
+            line.append(text, style=style)
+        return line
+
+
+class PlainConsole:
+    """Prints :class:`Styled` lines and strings as plain text, the way a rich console
+    without colour and with soft wrapping prints them (a test holds the two equal)."""
+
+    def __init__(self, file: TextIO | None = None) -> None:
+        self.file = file
+
+    def print(self, line: Styled | str = "") -> None:
+        print(str(line), file=self.file or sys.stdout)
+
+
+def render_text(run: CheckRun, console: Console | PlainConsole, *, context: int = 1) -> None:
+    """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame."""
+    show = console.print if isinstance(console, PlainConsole) else _rich_printer(console)
     sources = _SourceCache()
     diagnostics, capped = shown(run.diagnostics)
     more: dict[str | None, list[Capped]] = {}
     for item in capped:
         more.setdefault(item.file, []).append(item)
     for file, group in _by_file(diagnostics):
-        console.print(Text(escape_controls(file, line_breaks=True), style="bold underline"))
+        show(Styled(escape_controls(file, line_breaks=True), style="bold underline"))
         for diagnostic in group:
-            console.print(_headline(diagnostic))
+            show(_headline(diagnostic))
             if diagnostic.range is not None:
                 frame = _frame(sources.lines(diagnostic.file), diagnostic.range, context)
                 if frame is not None:
-                    console.print(frame)
+                    show(frame)
         for item in more.get(group[0].file, ()):
-            console.print(Text(f"  {_more_text(item)}", style="dim"))
-        console.print()
-    console.print(Text(summary(run), style="bold"))
+            show(Styled(f"  {_more_text(item)}", style="dim"))
+        show("")
+    show(Styled(summary(run), style="bold"))
 
 
-def _headline(diagnostic: LintDiagnostic) -> Any:
-    from rich.text import Text
+def _rich_printer(console: Console) -> Callable[[Styled | str], None]:
+    def show(line: Styled | str) -> None:
+        console.print(line.rich() if isinstance(line, Styled) else line)
 
+    return show
+
+
+def _headline(diagnostic: LintDiagnostic) -> Styled:
     where = diagnostic.file or "<unknown>"
     if diagnostic.range is not None:
         where += f":{diagnostic.range.line + 1}:{diagnostic.range.column + 1}"
-    line = Text(f"  {escape_controls(where, line_breaks=True)}: ")
+    line = Styled(f"  {escape_controls(where, line_breaks=True)}: ")
     line.append(diagnostic.severity, style=_STYLES[diagnostic.severity])
     line.append(f" [{diagnostic.rule}] ", style="dim")
     line.append(escape_controls(diagnostic.message))
@@ -87,11 +135,9 @@ def _headline(diagnostic: LintDiagnostic) -> Any:
     return line
 
 
-def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
+def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Styled | None:
     """The finding's line and ``context`` lines around it, each cut to the same window of
     :data:`FRAME_WIDTH` characters around the finding's column, with a caret line."""
-    from rich.text import Text
-
     if not lines or where.line >= len(lines):
         return None
     first = max(0, where.line - context)
@@ -101,7 +147,7 @@ def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Any:
     # full (a line that fits is shown whole).
     start = max(0, min(where.column - FRAME_WIDTH // 3, len(lines[where.line]) - FRAME_WIDTH))
     stop = start + FRAME_WIDTH
-    frame = Text()
+    frame = Styled()
     for number in range(first, last + 1):
         content = lines[number]
         marker = ">" if number == where.line else " "

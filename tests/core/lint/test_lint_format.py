@@ -253,3 +253,13 @@ def test_hosts_matrix_names_a_lone_folder_by_its_path(tmp_path: Path) -> None:
     assert lines[0].strip() == "Host compatibility"
     column = "".join(line.split("│")[1].strip() for line in lines if line.startswith("│"))
     assert column == str(root)
+
+
+def test_plain_text_is_what_rich_prints_without_colour(tmp_path: Path) -> None:
+    body = "See [x](references/x.md).\n\tTabbed [y](references/ü y.md) — wide 表 text.\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="PDF_Tools", body=body)})
+    run = check_paths([str(root), str(Path(__file__).parent.parent.parent.parent / "examples")])
+    assert run.diagnostics
+    plain = io.StringIO()
+    formats.render_text(run, formats.PlainConsole(plain))
+    assert plain.getvalue() == render(run)

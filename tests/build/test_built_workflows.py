@@ -33,7 +33,13 @@ from tests.protocol.support import (
     drive_session,
     drive_stateless,
 )
-from tests.protocol.test_protocol_workflows import SCENARIOS, _in_process, _normalised, _params
+from tests.protocol.test_protocol_workflows import (
+    SCENARIOS,
+    _in_process,
+    _normalised,
+    _params,
+    _without_action_tags,
+)
 
 
 @pytest.fixture
@@ -85,6 +91,7 @@ def test_built_skills_show_the_agent_what_the_engine_produces(
             results = drive_stateless(
                 scenario.entry, model, subskill=scenario.subskill, via=via, **handshake
             )
+            results = _without_action_tags(results)
         else:
             results, session = drive_session(
                 scenario.entry,

@@ -338,7 +338,18 @@ class DiagnosticsHub:
 
         loop = asyncio.get_running_loop()
         found = await loop.run_in_executor(None, lint_skill_md, snapshot)
+        found += await self._misspelt_invocations(snapshot)
         snapshot._cache.setdefault("manifest", found)
+
+    async def _misspelt_invocations(self, snapshot: Snapshot) -> list[LintDiagnostic]:
+        """What only the workspace can tell about a SKILL.md: ``/name`` typos."""
+        from skill_lsp.skill_md_symbols import misspelt_invocations
+
+        try:
+            return await misspelt_invocations(self.server, snapshot)
+        except Exception as error:  # the folder's own findings still show
+            log_message(self.server, f"workspace skill names unavailable: {error!r}")
+            return []
 
     async def _manifest(self, snapshot: Snapshot) -> None:
         try:

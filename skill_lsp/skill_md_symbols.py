@@ -21,10 +21,13 @@ from pygls.uris import from_fs_path
 from skill_lsp.index import Snapshot
 from skill_lsp.rpc import RequestFailed
 from skill_lsp.skill_index import IndexedFile, IndexView, current_view
-from skillkit_core.lint.diagnostic import SourceRange
-from skillkit_core.manifest.skill_names import SLASH, find_skill_names
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
+from skillkit_core.manifest.skill_names import SLASH, find_misspelt_invocations, find_skill_names
 
 DEFINITION = "definition"
+# The editor's own finding (it needs the workspace's skills, which a folder check cannot
+# see): a /name invocation that names no skill but is a near miss of one.
+MISSPELT_RULE = "unknown-skill-invocation"
 # A "/" starting a word, and the part of a skill name typed after it.
 _SLASH_TYPED = re.compile(r"(?:^|(?<=[\s`'\"(\[{<*_>]))/(?P<typed>[\w-]*)$")
 
@@ -302,3 +305,29 @@ async def skill_hover(ls: Any, snapshot: Snapshot, line: int, column: int) -> st
     count = sum(1 for found in occurrences(view, name) if found.kind != DEFINITION)
     parts.append(f"Named in {count} place{'s' if count != 1 else ''} of the workspace.")
     return "\n\n".join(parts)
+
+
+async def misspelt_invocations(server: Any, snapshot: Snapshot) -> list[LintDiagnostic]:
+    """A "did you mean" finding for every ``/name`` in the document that names no skill of
+    the workspace but nearly names one (the host would find no skill to run), with the
+    corrected name as a suggested fix (a guess: offered, never preferred)."""
+    if "/" not in snapshot.text:
+        return []
+    view = await current_view(server)
+    found = []
+    for miss in find_misspelt_invocations(snapshot.text, view.names):
+        change = Fix(f"Change to '/{miss.meant}'", (TextEdit(miss.range, miss.meant),))
+        message = (
+            f"'/{miss.written}' names no skill of the workspace; did you mean '/{miss.meant}'?"
+        )
+        found.append(
+            LintDiagnostic(
+                MISSPELT_RULE,
+                "info",
+                message,
+                file=snapshot.path,
+                range=miss.range,
+                suggestions=(change,),
+            )
+        )
+    return found

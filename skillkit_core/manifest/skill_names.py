@@ -90,3 +90,50 @@ def _distinctive(name: str, plain_words: bool | None) -> bool:
     if plain_words is not None:
         return plain_words
     return "-" in name or any(char.isdigit() for char in name)
+
+
+class Misspelt(NamedTuple):
+    """A ``/name`` invocation naming no skill, and the skill it most likely means."""
+
+    written: str
+    range: SourceRange  # the name only, not its "/"
+    meant: str
+
+
+# A /name invocation as a user types it: after a line start or a character that may
+# stand before one, not followed by more of a path, a plugin's ":command" or a file
+# extension.
+_INVOCATION = re.compile(r"/([a-z0-9][a-z0-9\-]*)(?![\w\-/:]|\.\w)")
+# How alike (difflib's ratio) a name must be to a skill's to be called a misspelling of
+# it: "/pdf-tool" for pdf-tools is, "/tmp" or "/help" for any skill is not.
+MISSPELT_CUTOFF = 0.8
+
+
+def find_misspelt_invocations(text: str, names: Iterable[str]) -> list[Misspelt]:
+    """Every ``/name`` in ``text`` that names none of ``names`` but is very close to one
+    of them (a typo of an invocation: the host would not find the skill). URLs are
+    skipped; paths (``/usr/bin``) are not invocations."""
+    import difflib
+
+    known = sorted({name for name in names if name})
+    if not known or "/" not in text:
+        return []
+    found: list[Misspelt] = []
+    for number, line in enumerate(_LINE_BREAK.split(text)):
+        if "/" not in line:
+            continue
+        urls = [(m.start(), m.end()) for m in _URL.finditer(line)] if "://" in line else []
+        for match in _INVOCATION.finditer(line):
+            start = match.start()
+            if start > 0 and line[start - 1] not in _BEFORE_SLASH:
+                continue
+            if any(a <= start < b for a, b in urls):
+                continue
+            written = match.group(1)
+            if written in known:
+                continue
+            close = difflib.get_close_matches(written, known, n=1, cutoff=MISSPELT_CUTOFF)
+            if close:
+                where = SourceRange(number, match.start(1), number, match.end(1))
+                found.append(Misspelt(written, where, close[0]))
+    return found

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from skillkit_core.lint.diagnostic import SourceRange
-from skillkit_core.manifest.skill_names import PATH, SLASH, WORD, find_skill_names
+from skillkit_core.manifest.skill_names import (
+    PATH,
+    SLASH,
+    WORD,
+    Misspelt,
+    find_misspelt_invocations,
+    find_skill_names,
+)
 
 NAMES = ("pdf-tools", "report-writer", "review")
 
@@ -49,3 +56,17 @@ def test_longer_names_files_urls_and_parts_of_words_are_not_mentions() -> None:
 def test_line_numbers_follow_every_line_break() -> None:
     assert found("a\rb\r\n/review\n") == [("review", SLASH, SourceRange(2, 1, 2, 7))]
     assert find_skill_names("", NAMES) == [] and find_skill_names("x", ()) == []
+
+
+def test_misspelt_invocations_are_near_misses_of_a_skill_name() -> None:
+    text = (
+        "Use /pdf-tool, then `/reprot-writer` and /report-writer.\n"
+        "Not /tmp, /help, cd /usr/bin, https://x.io/pdf-tool, a/pdf-tool, /pdf-tools:run,"
+        " /pdf-tool.md or /pdf-toolbox-extra-long.\n"
+    )
+    names = ["pdf-tools", "report-writer", "release-notes"]
+    assert find_misspelt_invocations(text, names) == [
+        Misspelt("pdf-tool", SourceRange(0, 5, 0, 13), "pdf-tools"),
+        Misspelt("reprot-writer", SourceRange(0, 22, 0, 35), "report-writer"),
+    ]
+    assert find_misspelt_invocations(text, []) == []

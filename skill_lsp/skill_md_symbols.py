@@ -25,8 +25,8 @@ from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, Text
 from skillkit_core.manifest.skill_names import SLASH, find_misspelt_invocations, find_skill_names
 
 DEFINITION = "definition"
-# The editor's own finding (it needs the workspace's skills, which a folder check cannot
-# see): a /name invocation that names no skill but is a near miss of one.
+# The editor's own finding (core's EDITOR_RULE_IDS): a /name invocation that names no
+# skill of the workspace but is a near miss of one.
 MISSPELT_RULE = "unknown-skill-invocation"
 # A "/" starting a word, and the part of a skill name typed after it.
 _SLASH_TYPED = re.compile(r"(?:^|(?<=[\s`'\"(\[{<*_>]))/(?P<typed>[\w-]*)$")

@@ -447,9 +447,9 @@ def run_check(
     config = merged(base, select=select, ignore=ignore, strict=strict)
     if config.select or config.ignore or config.severity:
         # Only patterns need the rule list (and its Python skill half is imported on use).
-        from skillkit_core.lint.registry import RULES
+        from skillkit_core.lint.registry import EDITOR_RULE_IDS, RULES
 
-        validate_patterns(config, (rule.id for rule in RULES))
+        validate_patterns(config, (*(rule.id for rule in RULES), *EDITOR_RULE_IDS))
     problems: list[LintDiagnostic] = []
     targets = collect_targets(paths, problems)
     run = check_targets(targets, config, hosts=hosts, helpers=helpers, problems=problems)

@@ -135,8 +135,8 @@ def validate_patterns(config: LintConfig, known: Iterable[str]) -> None:
         if any(char in pattern for char in "*?["):
             if not fnmatch.filter(known, pattern):
                 raise UsageError(f"the rule pattern '{pattern}' matches no rule")
-        else:
-            get_rule(pattern)
+        elif pattern not in known:
+            get_rule(pattern)  # raises, naming the closest ids
 
 
 def _split(values: Iterable[str]) -> list[str]:

@@ -89,6 +89,10 @@ MANIFEST_RULES: tuple[Rule, ...] = (
     manifest_secret_literal.RULE,
 )
 
+# Findings only the language server makes: they need every skill of a workspace, which a
+# folder check does not see. Configuration may name them like any rule.
+EDITOR_RULE_IDS: tuple[str, ...] = ("unknown-skill-invocation",)
+
 # Every rule, manifest rules first. The Python skill rules (and the linter modules they
 # use) are imported on first use of RULES: checking SKILL.md folders never needs them.
 RULES: tuple[Rule, ...]

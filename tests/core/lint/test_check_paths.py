@@ -198,3 +198,11 @@ def test_a_finding_every_module_of_a_folder_makes_is_reported_once() -> None:
     assert [(d.rule, Path(d.file or "").name) for d in run.diagnostics] == [
         ("orphan-references", "legacy.md")
     ]
+
+
+def test_the_editors_own_rule_may_be_configured_like_any_other(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="pdf-tools")})
+    outcome = run_check([str(root)], ignore=["unknown-skill-invocation"])
+    assert outcome.run.exit_code == 0
+    with pytest.raises(UsageError, match="unknown-skill-invocatio"):
+        run_check([str(root)], ignore=["unknown-skill-invocatio"])

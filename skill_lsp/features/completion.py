@@ -37,7 +37,7 @@ _VALUE_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<typed>[\w-]*)$")
 
 def register(server: Any) -> None:
     """Declare ``textDocument/completion``."""
-    options = types.CompletionOptions(trigger_characters=['"', "'", ".", ":", "/", "$"])
+    options = types.CompletionOptions(trigger_characters=['"', "'", ".", ":", "/", "$", "("])
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, options)
     async def completion(ls: Any, params: types.CompletionParams) -> types.CompletionList | None:

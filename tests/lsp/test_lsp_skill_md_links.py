@@ -198,6 +198,33 @@ async def test_completion_at_a_link_start_lists_the_skill_folder(client: Languag
     assert await _complete(client, uri, at) == ["assets/", "references/", "scripts/"]
 
 
+async def test_typing_the_paren_of_a_link_triggers_the_folder_list(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    from tests.lsp.raw_lsp import RawLsp
+
+    raw = RawLsp(tmp_path, tmp_path / "stderr.txt")
+    try:
+        answer = next(m for m in raw.messages if m.get("id") == 1)
+    finally:
+        raw.close()
+    assert "(" in answer["result"]["capabilities"]["completionProvider"]["triggerCharacters"]
+    skill = client.root / "release-notes"
+    uri, text = await _typed(client, skill / "SKILL.md", "Read [the notes](", 40)
+    lines = text.split("\n")
+    at = types.Position(len(lines) - 1, units(lines[-1], client.encoding))
+    found = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=_doc(uri),
+            position=at,
+            context=types.CompletionContext(
+                trigger_kind=types.CompletionTriggerKind.TriggerCharacter, trigger_character="("
+            ),
+        )
+    )
+    assert sorted(item.label for item in found.items) == ["scripts/"]
+
+
 async def test_completion_replaces_the_segment_being_typed(client: LanguageClient) -> None:
     skill = client.root / "pdf-tools"
     text = (skill / "SKILL.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from lsprotocol import types
@@ -60,9 +60,13 @@ def headings(snapshot: Snapshot) -> list[Heading]:
     if place is None:
         return []
     code = scan_of(snapshot, place).code_lines
-    lines = snapshot.lines
-    found = []
-    for number in range(place.body_start, len(lines)):
+    return list(_atx_headings(snapshot.lines, place.body_start, code))
+
+
+def _atx_headings(lines: Sequence[str], start: int, code: set[int]) -> Iterator[Heading]:
+    """The ATX headings of ``lines`` from line ``start`` on, but for the ``code`` lines
+    (fenced code); the selection is the text (the marks for an empty heading)."""
+    for number in range(start, len(lines)):
         text = lines[number]
         if "#" not in text or number in code:
             continue
@@ -70,12 +74,9 @@ def headings(snapshot: Snapshot) -> list[Heading]:
         if match is None:
             continue
         title = match.group("text") or ""
-        if title:
-            where = SourceRange(number, match.start("text"), number, match.end("text"))
-        else:
-            where = SourceRange(number, match.start("marks"), number, match.end("marks"))
-        found.append(Heading(number, len(match.group("marks")), title, where))
-    return found
+        part = "text" if title else "marks"
+        where = SourceRange(number, match.start(part), number, match.end(part))
+        yield Heading(number, len(match.group("marks")), title, where)
 
 
 def heading_slug(text: str) -> str:
@@ -85,28 +86,23 @@ def heading_slug(text: str) -> str:
     return kept.replace(" ", "-")
 
 
-def heading_for(lines: list[str], fragment: str) -> SourceRange | None:
+def heading_for(lines: Sequence[str], fragment: str) -> SourceRange | None:
     """Where the heading text the ``fragment`` of a link names sits in ``lines`` (a
-    markdown file, frontmatter skipped), or None."""
+    markdown file, its frontmatter skipped), or None."""
     from urllib.parse import unquote
 
     from skillkit_core.manifest.markdown import scan_markdown
+    from skillkit_core.manifest.parse import frontmatter_end_line
 
     wanted = unquote(fragment).strip().lower()
     if not wanted:
         return None
-    code = scan_markdown(lines).code_lines
-    start = 0
-    if lines and lines[0].strip() == "---":
-        closing = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
-        start = closing + 1 if closing is not None else 0
-    for number in range(start, len(lines)):
-        text = lines[number]
-        if "#" not in text or number in code:
-            continue
-        match = _HEADING.match(text)
-        if match is not None and heading_slug(match.group("text") or "") == wanted:
-            return SourceRange(number, match.start("text"), number, match.end("text"))
+    code = scan_markdown(list(lines)).code_lines
+    closing = frontmatter_end_line(lines)
+    start = 0 if closing is None else closing + 1
+    for heading in _atx_headings(lines, start, code):
+        if heading.text and heading_slug(heading.text) == wanted:
+            return heading.selection
     return None
 
 
@@ -309,6 +305,8 @@ def tier_lens(snapshot: Snapshot) -> list[types.CodeLens]:
     except SimulationError:
         return []
     where = types.Range(types.Position(0, 0), types.Position(0, 0))
-    # Shown, not run: the numbers are the point (``skillkit preview`` has the details).
-    command = types.Command(title=tier_lens_title(view), command="")
+    # A click shows the details: ``skillkit preview`` of the folder, on the unsaved text.
+    command = types.Command(
+        title=tier_lens_title(view), command="skillkit.preview", arguments=[{"uri": snapshot.uri}]
+    )
     return [types.CodeLens(range=where, command=command, data={"action": "tiers"})]

@@ -68,6 +68,13 @@ def register(server: Any) -> None:
     @server.command(PREVIEW)
     async def preview(ls: Any, *arguments: Any) -> dict[str, Any]:
         options = _options(arguments)
+        if _is_skill_md(options):
+            # A hand-written skill's tiers: read, never run (trusted or not).
+            answer = await asyncio.get_running_loop().run_in_executor(
+                None, _skill_md_preview, *_document(ls, options)
+            )
+            stem = f"preview-{answer.get('skill', 'skill')}"
+            return await _show_markdown(ls, answer, stem, show=options.get("show", True))
         request = _code_request(ls, options)
         request["step"] = options.get("step")
         answer = await _in_worker(ls, "preview", request)
@@ -158,6 +165,29 @@ def _document(ls: Any, options: dict[str, Any]) -> tuple[str, str]:
     if not path or not os.path.isfile(path):
         raise JsonRpcInvalidParams(f"no such file: {uri}")
     return path, Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _is_skill_md(options: dict[str, Any]) -> bool:
+    uri = options.get("uri")
+    return isinstance(uri, str) and uri.rsplit("/", 1)[-1].lower() == "skill.md"
+
+
+def _skill_md_preview(path: str, text: str) -> dict[str, Any]:
+    """``skillkit preview FOLDER`` of the SKILL.md at ``path``, with its unsaved ``text``."""
+    from skillkit_core.simulate import json_format, markdown
+    from skillkit_core.simulate.errors import SimulationError
+    from skillkit_core.simulate.tiers import tier_view
+
+    try:
+        view = tier_view(os.path.dirname(path), text=text)
+    except SimulationError as error:
+        raise JsonRpcRequestFailed(str(error)) from None
+
+    return {
+        "markdown": markdown.tiers_markdown(view),
+        "skill": view.name or os.path.basename(os.path.dirname(path)),
+        "data": json.loads(json_format.to_json(view)),
+    }
 
 
 def _require_code(ls: Any, what: str) -> None:

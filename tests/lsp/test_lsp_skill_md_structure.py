@@ -216,6 +216,25 @@ async def test_tiers_lens_gives_the_numbers_of_skillkit_preview(client: Language
         assert _lens_numbers(lens.command.title) == _preview_numbers(folder), skill
 
 
+async def test_clicking_the_tiers_lens_shows_skillkit_preview(client: LanguageClient) -> None:
+    from skillkit_core.simulate.commands import preview_command
+
+    folder = client.root / "report-writer"
+    uri = open_file(client, folder / "SKILL.md", version=11)
+    (lens,) = await _lenses(client, uri)
+    assert lens.command.command == "skillkit.preview"
+    assert list(lens.command.arguments) == [{"uri": uri}]
+    options = {**lens.command.arguments[0], "show": False}
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=lens.command.command, arguments=[options])
+    )
+    assert result["markdown"] == preview_command(str(folder)).content
+    assert (
+        Path(result["uri"].removeprefix("file://")).read_text(encoding="utf-8")
+        == (result["markdown"])
+    )
+
+
 async def test_tiers_lens_follows_the_unsaved_text(client: LanguageClient) -> None:
     from skillkit_core.simulate.tiers import tier_view
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,16 +59,36 @@ def walk_skill_files(roots: list[str]) -> Iterator[str]:
                         return
 
 
-def read_text(path: str) -> str | None:
-    """A file's text (None when unreadable, binary or too large)."""
+def read_regular(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of ``path`` when it is a regular file (None otherwise).
+
+    A FIFO, a device such as ``/dev/zero`` or a symlink to one is never read: opening a
+    FIFO waits for a writer and a device may never end. The file is opened without
+    blocking and checked on the open descriptor, so a file swapped meanwhile is caught.
+    """
     try:
-        if os.path.getsize(path) > MAX_BYTES:
-            return None
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as stream:
-            text = stream.read()
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    return text if "\0" not in text else None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        with os.fdopen(handle, "rb") as stream:
+            handle = -1
+            return stream.read(limit)
+    except OSError:
+        return None
+    finally:
+        if handle >= 0:
+            os.close(handle)
+
+
+def read_text(path: str) -> str | None:
+    """A file's text (None when unreadable, binary, too large or not a regular file)."""
+    data = read_regular(path, MAX_BYTES + 1)
+    if data is None or len(data) > MAX_BYTES or b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 class WorkspaceFiles:

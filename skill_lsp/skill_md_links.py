@@ -23,6 +23,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.positions import LineMap, split_lines
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import MarkdownScan
 
@@ -207,19 +208,18 @@ def definition(snapshot: Snapshot, line: int, column: int) -> list[types.Locatio
     ref = path_ref_at(snapshot, line, column)
     if ref is None:
         return _anchor_definition(snapshot, line, column)
-    where = SourceRange(0, 0, 0, 0)
+    where = types.Range(types.Position(0, 0), types.Position(0, 0))
     fragment = ref.written.partition("#")[2]
     if fragment and ref.path.lower().endswith(_MARKDOWN):
         lines = _read_lines(ref.path)
         if lines is not None:
             from skill_lsp.skill_md_structure import heading_for
 
-            where = heading_for(lines, fragment) or where
-    start = types.Position(where.line, where.column)
-    end = types.Position(where.end_line, where.end_column)
-    # Another file's columns are counted in code points: exact for ASCII headings, and
-    # the line is right in any case.
-    return [types.Location(uri=from_fs_path(ref.path) or ref.path, range=types.Range(start, end))]
+            found = heading_for(lines, fragment)
+            if found is not None:
+                # In the client's units, as that file's lines count them.
+                where = LineMap(lines, snapshot.codec).range(found)
+    return [types.Location(uri=from_fs_path(ref.path) or ref.path, range=where)]
 
 
 def _anchor_definition(snapshot: Snapshot, line: int, column: int) -> list[types.Location] | None:
@@ -232,7 +232,7 @@ def _anchor_definition(snapshot: Snapshot, line: int, column: int) -> list[types
         if inside and link.target.startswith("#"):
             from skill_lsp.skill_md_structure import heading_for
 
-            found = heading_for(list(snapshot.lines), link.target[1:])
+            found = heading_for(snapshot.lines, link.target[1:])
             if found is None:
                 return None
             return [types.Location(uri=snapshot.uri, range=snapshot.map.range(found))]
@@ -240,13 +240,14 @@ def _anchor_definition(snapshot: Snapshot, line: int, column: int) -> list[types
 
 
 def _read_lines(path: str) -> list[str] | None:
-    """The lines of a markdown file (its first megabyte), None when it cannot be read."""
+    """The lines of a markdown file (its first megabyte), split where an editor splits
+    them, None when it cannot be read."""
     try:
         with open(path, "rb") as stream:
             data = stream.read(_MAX_READ)
     except OSError:
         return None
-    return data.decode("utf-8", errors="replace").splitlines()
+    return split_lines(data.decode("utf-8", errors="replace"))
 
 
 def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:

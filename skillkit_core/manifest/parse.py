@@ -18,7 +18,7 @@ import os
 import re
 import stat
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
 from types import MappingProxyType
@@ -212,6 +212,16 @@ def parse_skill_md(text: str, path: str | None = None) -> ParsedSkillMd:
         yaml_features=tuple(result.features),
         problems=tuple(result.problems),
     )
+
+
+def frontmatter_end_line(lines: Sequence[str]) -> int | None:
+    """The line of the ``---`` closing a frontmatter that the first of ``lines`` opens
+    (lines without their breaks, a byte-order mark allowed first), or None when none is
+    opened or it is never closed: the delimiters :func:`parse_skill_md` takes, for
+    markdown whose YAML is not wanted (a reference file's headings start after it)."""
+    if not lines or not _DELIMITER.fullmatch(lines[0].removeprefix("\ufeff")):
+        return None
+    return next((n for n in range(1, len(lines)) if _DELIMITER.fullmatch(lines[n])), None)
 
 
 def _closing_line(text: str, starts: tuple[int, ...]) -> int | None:

@@ -387,3 +387,25 @@ async def test_a_skill_path_that_climbs_out_is_no_link(client: LanguageClient) -
             uri_of(path.parent / "scripts" / "collect.sh"),
         )
     ]
+
+
+async def test_a_fragment_into_another_file_counts_its_lines_and_units_as_the_editor(
+    client: LanguageClient,
+) -> None:
+    """A form feed is no line break for LSP, and a non-ASCII heading's end is in the
+    client's units (UTF-8 for Neovim, UTF-16 for VS Code)."""
+    skill = client.root / "pdf-tools"
+    notes = client.root / "größen.md"  # outside every folder another test lists
+    notes.write_text("---\ntitle: x\n---\nIntro\x0cpage two\n## Größe der Seite\n", "utf-8")
+    text = (skill / "SKILL.md").read_text(encoding="utf-8") + (
+        "Sizes: [sizes](../größen.md#größe-der-seite).\n"
+    )
+    uri = open_file(client, skill / "SKILL.md", text, version=120)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=_doc(uri), position=position(text, "größen.md#", client.encoding)
+        )
+    )
+    start = types.Position(4, 3)
+    end = types.Position(4, 3 + units("Größe der Seite", client.encoding))
+    assert found == [types.Location(uri=uri_of(notes), range=types.Range(start, end))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,17 @@ def test_any_text_parses_without_raising(text: str) -> None:
         assert 0 <= problem.range.line <= len(parsed.line_starts)
     for span in parsed.fields.values():
         assert span.key_range.line >= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=FUZZ_ALPHABET, max_size=80))
+def test_frontmatter_end_line_is_the_parsers_closing_line(text: str) -> None:
+    lines = re.split(r"\r\n|\r|\n", text)  # the text's lines, as editors count them
+    assert parse.frontmatter_end_line(lines) == parse_skill_md(text).frontmatter_end_line
+
+
+def test_frontmatter_end_line_of_plain_markdown() -> None:
+    assert parse.frontmatter_end_line(["# Title", "---", "text"]) is None
+    assert parse.frontmatter_end_line(["---", "a: b"]) is None  # never closed
+    assert parse.frontmatter_end_line(["\ufeff---", "a: b", "--- ", "# Title"]) == 2
+    assert parse.frontmatter_end_line([]) is None

@@ -242,12 +242,10 @@ def _anchor_definition(snapshot: Snapshot, line: int, column: int) -> list[types
 def _read_lines(path: str) -> list[str] | None:
     """The lines of a markdown file (its first megabyte), split where an editor splits
     them, None when it cannot be read."""
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(_MAX_READ)
-    except OSError:
-        return None
-    return split_lines(data.decode("utf-8", errors="replace"))
+    from skill_lsp.workspace import read_regular
+
+    data = read_regular(path, _MAX_READ)
+    return None if data is None else split_lines(data.decode("utf-8", errors="replace"))
 
 
 def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
@@ -331,19 +329,28 @@ def is_script(relative: str) -> bool:
 def script_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
     """Markdown for a script path under the cursor: the interpreter its shebang names
     (or its extension implies) and its first lines. None for anything else."""
+    from skill_lsp.workspace import read_regular
+
     ref = path_ref_at(snapshot, line, column)
     if ref is None or ref.relative is None or not is_script(ref.relative):
         return None
-    try:
-        with open(ref.path, "rb") as stream:
-            head = stream.read(_SCRIPT_HEAD_BYTES)
-    except OSError:
-        return None
+    place = markdown_place(snapshot)
+    if place is None or not _really_inside(ref.path, place.root):
+        return None  # a symlink leading out of the skill: its target is not the skill's
+    head = read_regular(ref.path, _SCRIPT_HEAD_BYTES)
+    if head is None:
+        return None  # unreadable, or not a regular file (a FIFO, /dev/zero)
     if b"\x00" in head:
         return f"**`{ref.relative}`** · a binary file"
     text = head.decode("utf-8", errors="replace")
     lines = text.splitlines()
     return describe_script(ref.relative, lines, more=len(head) == _SCRIPT_HEAD_BYTES)
+
+
+def _really_inside(path: str, folder: str) -> bool:
+    """Whether ``path``, symlinks followed, lies inside ``folder``."""
+    root = os.path.realpath(folder)
+    return os.path.realpath(path).startswith(root + os.sep)
 
 
 def describe_script(relative: str, lines: list[str], *, more: bool = False) -> str:

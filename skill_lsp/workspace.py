@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,27 +59,15 @@ def walk_skill_files(roots: list[str]) -> Iterator[str]:
 
 
 def read_regular(path: str, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of ``path`` when it is a regular file (None otherwise).
+    """Up to ``limit`` bytes of ``path`` when it is a readable regular file (None
+    otherwise): a FIFO, a device such as ``/dev/zero`` or a symlink to one is never read
+    (the core's :func:`read_regular_file`, which opens without blocking)."""
+    from skillkit_core.manifest.parse import read_regular_file
 
-    A FIFO, a device such as ``/dev/zero`` or a symlink to one is never read: opening a
-    FIFO waits for a writer and a device may never end. The file is opened without
-    blocking and checked on the open descriptor, so a file swapped meanwhile is caught.
-    """
     try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return read_regular_file(path, limit)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return None
-        with os.fdopen(handle, "rb") as stream:
-            handle = -1
-            return stream.read(limit)
-    except OSError:
-        return None
-    finally:
-        if handle >= 0:
-            os.close(handle)
 
 
 def read_text(path: str) -> str | None:

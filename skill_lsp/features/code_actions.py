@@ -91,32 +91,35 @@ def _fix_actions(diagnostic: types.Diagnostic, data: dict[str, Any]) -> list[typ
     if isinstance(fix, dict):
         edit = workspace_edit(fix.get("edits") or [])
         if edit is not None:
-            actions.append(
-                types.CodeAction(
-                    title=str(fix.get("title") or "Fix"),
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    edit=edit,
-                    command=_executable_command(fix.get("executable")),
-                    is_preferred=True,
-                )
-            )
+            command = _executable_command(fix.get("executable"))
+            actions.append(_quick_fix(fix, diagnostic, edit, command=command, preferred=True))
     # Fixes that may change what the skill means: one action each, none preferred.
     for suggestion in data.get("suggestions") or ():
         if not isinstance(suggestion, dict):
             continue
         edit = workspace_edit(suggestion.get("edits") or [], suggestion.get("renames"))
         if edit is not None:
-            actions.append(
-                types.CodeAction(
-                    title=str(suggestion.get("title") or "Fix"),
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    edit=edit,
-                    is_preferred=False,
-                )
-            )
+            actions.append(_quick_fix(suggestion, diagnostic, edit, preferred=False))
     return actions
+
+
+def _quick_fix(
+    fix: dict[str, Any],
+    diagnostic: types.Diagnostic,
+    edit: types.WorkspaceEdit,
+    *,
+    command: types.Command | None = None,
+    preferred: bool | None = None,
+) -> types.CodeAction:
+    """The quick fix applying ``edit`` for ``diagnostic``, titled by ``fix``'s title."""
+    return types.CodeAction(
+        title=str(fix.get("title") or "Fix"),
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=edit,
+        command=command,
+        is_preferred=preferred,
+    )
 
 
 def _executable_command(uris: Any) -> types.Command | None:
@@ -137,14 +140,7 @@ def disable_line_action(
     """The action that silences ``rule`` on the diagnostic's line (None where no comment
     can go: the frontmatter's delimiters, the text of a multi-line YAML value)."""
     edit = _line_edit(snapshot, diagnostic.range.start.line, rule)
-    if edit is None:
-        return None
-    return types.CodeAction(
-        title=f"Disable {rule} for this line",
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diagnostic],
-        edit=types.WorkspaceEdit(changes={snapshot.uri: [edit]}),
-    )
+    return _disable_action(snapshot, diagnostic, edit, f"Disable {rule} for this line")
 
 
 def disable_file_action(
@@ -152,14 +148,16 @@ def disable_file_action(
 ) -> types.CodeAction | None:
     """The action that silences ``rule`` in the whole file."""
     edit = _file_edit(snapshot, rule)
+    return _disable_action(snapshot, diagnostic, edit, f"Disable {rule} for this file")
+
+
+def _disable_action(
+    snapshot: Snapshot, diagnostic: types.Diagnostic, edit: types.TextEdit | None, title: str
+) -> types.CodeAction | None:
     if edit is None:
         return None
-    return types.CodeAction(
-        title=f"Disable {rule} for this file",
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diagnostic],
-        edit=types.WorkspaceEdit(changes={snapshot.uri: [edit]}),
-    )
+    change = types.WorkspaceEdit(changes={snapshot.uri: [edit]})
+    return _quick_fix({"title": title}, diagnostic, change)
 
 
 def _line_edit(snapshot: Snapshot, line: int, rule: str) -> types.TextEdit | None:

@@ -11,8 +11,8 @@ runs them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 
@@ -24,6 +24,7 @@ Edit = tuple[tuple[int, int], tuple[int, int], str]
 _LITERAL_SYNTAX = frozenset("\"'\\{}\r\n")
 _BACKSLASH = ord("\\")
 _log = logging.getLogger(__name__)
+_Item = TypeVar("_Item")
 
 
 def structural_findings(snapshot: Any) -> list[LintDiagnostic]:
@@ -86,13 +87,7 @@ def carried_over(
         return None
     if new is not None and _names_something(new, line, column):
         return None
-    moved = []
-    for finding in findings:
-        shifted = _shifted(finding, edit)
-        if shifted is None:
-            return None
-        moved.append(shifted)
-    return moved
+    return _all_shifted(findings, lambda finding: _shifted(finding, edit))
 
 
 def carried_before_indexing(snapshot: Any) -> list[LintDiagnostic] | None:
@@ -164,13 +159,21 @@ def _shifted(finding: LintDiagnostic, edit: Edit) -> LintDiagnostic | None:
 
 
 def _shifted_fixes(fixes: Iterable[Fix], edit: Edit) -> tuple[Fix, ...] | None:
+    moved = _all_shifted(fixes, lambda fix: _shifted_fix(fix, edit))
+    return None if moved is None else tuple(moved)
+
+
+def _all_shifted(
+    items: Iterable[_Item], shift: Callable[[_Item], _Item | None]
+) -> list[_Item] | None:
+    """Every item of ``items`` shifted, or None as soon as one cannot be."""
     moved = []
-    for fix in fixes:
-        shifted = _shifted_fix(fix, edit)
+    for item in items:
+        shifted = shift(item)
         if shifted is None:
             return None
         moved.append(shifted)
-    return tuple(moved)
+    return moved
 
 
 def _shifted_fix(fix: Fix, edit: Edit) -> Fix | None:

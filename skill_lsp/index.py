@@ -49,6 +49,15 @@ def kind_of(uri: str, language_id: str | None = None) -> DocumentKind:
     return DocumentKind.OTHER
 
 
+# Suffixes of markdown files: where skill text is written (SKILL.md, references).
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def is_markdown(path: str | None) -> bool:
+    """Whether ``path`` names a markdown file (any case of its suffix)."""
+    return path is not None and path.lower().endswith(MARKDOWN_SUFFIXES)
+
+
 def path_of(uri: str) -> str | None:
     """The file-system path of a ``file:`` URI (None for other schemes)."""
     if not uri.startswith("file:"):

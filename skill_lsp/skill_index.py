@@ -27,7 +27,7 @@ from typing import Any
 
 from pygls.uris import from_fs_path
 
-from skill_lsp.index import DocumentKind
+from skill_lsp.index import DocumentKind, is_markdown
 from skill_lsp.positions import LineMap, split_lines
 from skill_lsp.workspace import SKIPPED_FOLDERS, read_text, walk_skill_files
 from skillkit_core.lint.diagnostic import SourceRange
@@ -217,9 +217,7 @@ def _folder_markdown(folder: str) -> list[str]:
     for current, folders, names in os.walk(folder):
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(names):
-            if name.lower().endswith(".md") and not (
-                current == folder and name.lower() == "skill.md"
-            ):
+            if is_markdown(name) and not (current == folder and name.lower() == "skill.md"):
                 found.append(os.path.join(current, name))
                 if len(found) >= MAX_FILES_PER_SKILL:
                     return found
@@ -240,7 +238,7 @@ def open_markdown(server: Any) -> list[IndexedFile]:
     found = []
     for snapshot in server.documents.all():
         path = snapshot.path
-        if not path or not (snapshot.kind == DocumentKind.SKILL_MD or path.lower().endswith(".md")):
+        if not path or not (snapshot.kind == DocumentKind.SKILL_MD or is_markdown(path)):
             continue
         found.append(IndexedFile(path, snapshot.uri, snapshot.text, snapshot.version))
     return found

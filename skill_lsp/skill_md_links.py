@@ -22,12 +22,11 @@ from typing import NamedTuple
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skill_lsp.positions import LineMap, split_lines
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import MarkdownScan
 
-_MARKDOWN = (".md", ".markdown")
 # Characters of a mention that make it a pattern (a glob or a brace list), not one file.
 _PATTERN = re.compile(r"[*?\[{]")
 # The cursor inside a link target: ``[text](refer|`` or ``[text](<refer|``.
@@ -79,7 +78,7 @@ def markdown_place(snapshot: Snapshot) -> MarkdownPlace | None:
     folder = os.path.dirname(snapshot.path)
     if snapshot.kind == DocumentKind.SKILL_MD:
         return MarkdownPlace(folder, folder, snapshot.skill_md.body_start_line)
-    if snapshot.kind != DocumentKind.OTHER or not snapshot.path.lower().endswith(_MARKDOWN):
+    if snapshot.kind != DocumentKind.OTHER or not is_markdown(snapshot.path):
         return None
     root = _skill_of_reference(folder)
     return MarkdownPlace(root, folder, 0) if root is not None else None
@@ -210,7 +209,7 @@ def definition(snapshot: Snapshot, line: int, column: int) -> list[types.Locatio
         return _anchor_definition(snapshot, line, column)
     where = types.Range(types.Position(0, 0), types.Position(0, 0))
     fragment = ref.written.partition("#")[2]
-    if fragment and ref.path.lower().endswith(_MARKDOWN):
+    if fragment and is_markdown(ref.path):
         lines = _read_lines(ref.path)
         if lines is not None:
             from skill_lsp.skill_md_structure import heading_for

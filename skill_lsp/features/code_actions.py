@@ -23,7 +23,7 @@ from typing import Any
 from lsprotocol import types
 
 from skill_lsp.convert import SOURCE, workspace_edit
-from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skillkit_core.lint.diagnostic import SourceRange
 
 _MARKER = re.compile(r"^(\s*)(#|<!--)\s*skillkit:\s*ignore\[([^\]]*)\](.*)$")
@@ -250,7 +250,7 @@ def _comment(snapshot: Snapshot, line: int, marker: str) -> str:
 
 
 def _is_markdown(snapshot: Snapshot) -> bool:
-    return snapshot.uri.lower().endswith((".md", ".markdown"))
+    return is_markdown(snapshot.path or snapshot.uri)
 
 
 def _in_frontmatter(snapshot: Snapshot, line: int) -> bool:

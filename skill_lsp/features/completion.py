@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.source.model import STORE_ROLES, Role
 
@@ -52,7 +52,7 @@ def register(server: Any) -> None:
 
             # Paths in a link target or after references/ (SKILL.md and reference files).
             items = completion_items(snapshot, line, column)
-            if items is None and (snapshot.path or "").lower().endswith(".md"):
+            if items is None and is_markdown(snapshot.path):
                 from skill_lsp.skill_md_symbols import slash_items
 
                 # /name of the workspace's skills (SKILL.md bodies and reference files).

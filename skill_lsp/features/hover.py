@@ -16,7 +16,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skillkit_core.source.model import Target
 
 _STRING = re.compile(r"""(?P<q>["'])(?P<value>[^"'\\\r\n]*)(?P=q)""")
@@ -50,7 +50,7 @@ def register(server: Any) -> None:
             from skill_lsp.skill_md_links import reference_hover
 
             text = reference_hover(snapshot, line, column)
-        if not text and (snapshot.path or "").lower().endswith(".md"):
+        if not text and is_markdown(snapshot.path):
             from skill_lsp.skill_md_symbols import skill_hover
 
             # A skill named here (/name, a mention): its description (needs the index).

@@ -15,7 +15,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from skill_lsp.index import DocumentKind, Snapshot
+from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skill_lsp.rpc import RequestFailed
 from skillkit_core.source.model import Role, StepRef, Target
 
@@ -155,7 +155,7 @@ def _markdown_at(ls: Any, params: Any) -> tuple[Snapshot | None, int, int]:
     snapshot = ls.documents.get(params.text_document.uri)
     if snapshot is None or snapshot.kind == DocumentKind.PYTHON:
         return None, 0, 0
-    if snapshot.kind != DocumentKind.SKILL_MD and not (snapshot.path or "").endswith(".md"):
+    if snapshot.kind != DocumentKind.SKILL_MD and not is_markdown(snapshot.path):
         return None, 0, 0
     line, column = snapshot.map.code_point(params.position)
     return snapshot, line, column

@@ -274,3 +274,25 @@ async def test_a_saved_document_makes_the_index_look_for_new_skills(
         shutil.rmtree(folder)
         client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=_doc(uri)))
         replace_all(client, uri, text, 3)
+
+
+async def test_a_markdown_file_with_an_upper_case_suffix_names_skills_too(
+    client: LanguageClient,
+) -> None:
+    """``NOTES.MD`` is markdown for definition as it is for hover and completion."""
+    path = client.root / "NOTES.MD"  # outside the skill folders: no other test counts it
+    text = "Run /pdf-tools first.\n"
+    uri = uri_of(path)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="markdown", version=1, text=text
+            )
+        )
+    )
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=_doc(uri), position=position(text, "/pdf-tools", client.encoding, shift=3)
+        )
+    )
+    assert _found(found) == {_place(client, "pdf-tools/SKILL.md", "name: pdf-tools", 6, 9)}

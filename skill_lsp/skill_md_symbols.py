@@ -181,10 +181,20 @@ async def rename(
     problem = rename_problem(view, name, new_name)
     if problem:
         raise JsonRpcInvalidParams(problem)
+    roots = [os.path.realpath(root) for root in ls.roots]
+    for skill in view.named(name):
+        moved = os.path.basename(skill.folder) != new_name
+        if roots and moved and not _inside_roots(skill.folder, roots):
+            raise RequestFailed(
+                f"the folder of skill '{name}' ({skill.folder}) is a workspace folder or lies "
+                "outside the workspace; rename it by hand"
+            )
     by_file: dict[str, tuple[IndexedFile, list[types.TextEdit]]] = {}
     codec = ls.documents.codec
     for found in occurrences(view, name):
         item = found.file
+        if roots and not _inside_roots(item.path, roots):
+            continue  # a document open from outside the workspace is not the workspace's
         entry = by_file.setdefault(item.path, (item, []))
         entry[1].append(
             types.TextEdit(range=item.line_map(codec).range(found.range), new_text=new_name)
@@ -210,6 +220,12 @@ async def rename(
             )
         )
     return types.WorkspaceEdit(document_changes=changes)
+
+
+def _inside_roots(path: str, roots: list[str]) -> bool:
+    """Whether ``path`` (symlinks followed) lies strictly inside one of ``roots``."""
+    real = os.path.realpath(path)
+    return any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 def slash_typed(snapshot: Snapshot, line: int, column: int) -> SourceRange | None:

@@ -29,7 +29,7 @@ from pygls.uris import from_fs_path
 
 from skill_lsp.index import DocumentKind, is_markdown
 from skill_lsp.positions import LineMap, split_lines
-from skill_lsp.workspace import SKIPPED_FOLDERS, read_text, walk_skill_files
+from skill_lsp.workspace import SKIPPED_FOLDERS, StampCache, read_text, walk_skill_files
 from skillkit_core.lint.diagnostic import SourceRange
 
 # Markdown files read per skill folder (references of a huge skill stop here).
@@ -121,7 +121,7 @@ class SkillIndex:
         self.server = server
         self._layout: tuple[str, ...] | None = None
         # Each file as last read, by path: kept while its time stamp and size stay.
-        self._disk: dict[str, tuple[tuple[float, int], IndexedFile | None]] = {}
+        self._disk: StampCache[IndexedFile] = StampCache(_read_indexed)
         self._entries: dict[str, tuple[IndexedFile, SkillEntry]] = {}
         # Questions are answered in the loop's thread pool, possibly two at once.
         self._lock = threading.Lock()
@@ -139,21 +139,6 @@ class SkillIndex:
             paths.extend(_folder_markdown(os.path.dirname(path)))
         return tuple(dict.fromkeys(paths))
 
-    def _disk_file(self, path: str) -> IndexedFile | None:
-        try:
-            info = os.stat(path)
-        except OSError:
-            self._disk.pop(path, None)
-            return None
-        stamp = (info.st_mtime, info.st_size)
-        cached = self._disk.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        text = read_text(path)
-        item = None if text is None else IndexedFile(path, from_fs_path(path) or path, text)
-        self._disk[path] = (stamp, item)
-        return item
-
     def view(self, open_files: list[IndexedFile]) -> IndexView:
         """The index now: the layout's files as on disk, open documents over them
         (blocking: reads the disk)."""
@@ -163,13 +148,14 @@ class SkillIndex:
     def _view(self, open_files: list[IndexedFile]) -> IndexView:
         if self._layout is None:
             self._layout = self._walk()
+            self._disk.keep_only(self._layout)
         opened = {item.path: item for item in open_files}
         files: dict[str, IndexedFile] = {}
         for path in self._layout:
             if path in opened:
                 files[path] = opened[path]
                 continue
-            item = self._disk_file(path)
+            item = self._disk.get(path)
             if item is not None:
                 files[path] = item
         skill_folders = {
@@ -205,6 +191,11 @@ class SkillIndex:
         entry = skill_entry(item)
         self._entries[item.path] = (item, entry)
         return entry
+
+
+def _read_indexed(path: str) -> IndexedFile | None:
+    text = read_text(path)
+    return None if text is None else IndexedFile(path, from_fs_path(path) or path, text)
 
 
 def _inside(path: str, folder: str) -> bool:

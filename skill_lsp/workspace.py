@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Generic, TypeVar
 
 from pygls.uris import from_fs_path
 
@@ -78,30 +78,52 @@ def read_text(path: str) -> str | None:
     return data.decode("utf-8", errors="surrogateescape")
 
 
+_Loaded = TypeVar("_Loaded")
+
+
+class StampCache(Generic[_Loaded]):
+    """What ``load`` made of each file, kept while the file's modification time and size
+    stay: a file another program changes is loaded again on the next question, one that
+    is gone is forgotten. Not locked: callers that share one across threads lock it."""
+
+    def __init__(self, load: Callable[[str], _Loaded | None]) -> None:
+        self._load = load
+        self._kept: dict[str, tuple[tuple[float, int], _Loaded | None]] = {}
+
+    def keep_only(self, paths: Iterable[str]) -> None:
+        """Forget every file but ``paths`` (after a walk: the others are gone)."""
+        wanted = set(paths)
+        self._kept = {path: kept for path, kept in self._kept.items() if path in wanted}
+
+    def get(self, path: str) -> _Loaded | None:
+        """What ``load`` makes of ``path`` as it is now (None when it is gone)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            self._kept.pop(path, None)
+            return None
+        stamp = (info.st_mtime, info.st_size)
+        kept = self._kept.get(path)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        loaded = self._load(path)
+        self._kept[path] = (stamp, loaded)
+        return loaded
+
+
 class WorkspaceFiles:
     """Disk snapshots of the workspace's skill files, and their background linting."""
 
     def __init__(self, server: Any) -> None:
         self.server = server
-        self._snapshots: dict[str, tuple[tuple[float, int], Snapshot | None]] = {}
+        self._snapshots: StampCache[Snapshot] = StampCache(self._load)
         self._task: asyncio.Task[None] | None = None
         self.scanned = False
         self._refreshing: set[asyncio.Task[None]] = set()
 
     def disk_snapshot(self, path: str) -> Snapshot | None:
         """A snapshot of ``path`` as saved (None for files that are not skill files)."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            self._snapshots.pop(path, None)
-            return None
-        stamp = (info.st_mtime, info.st_size)
-        cached = self._snapshots.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        snapshot = self._load(path)
-        self._snapshots[path] = (stamp, snapshot)
-        return snapshot
+        return self._snapshots.get(path)
 
     def _load(self, path: str) -> Snapshot | None:
         uri = from_fs_path(path) or path

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillkit_core.build.closure import (
     SKILLKIT,
@@ -76,7 +77,7 @@ except Exception as error:
     sys.stderr.write("skillkit: error[entry]: " + message + "\\n")
     sys.exit(1)
 
-sys.exit(main(definition, sys.argv[1:]))
+sys.exit(main(definition, sys.argv[1:], skill_record={skill_record}))
 """
 
 
@@ -89,11 +90,13 @@ class BinaryResult:
     distributions: list[str] = field(default_factory=list)
 
 
-def launcher_source(module: str, attr: str) -> str:
-    """The program PyInstaller freezes: it loads ``module.attr`` and runs the protocol; a
-    skill that cannot be loaded gives the protocol's JSON ``error`` result and exit 1,
-    not a traceback (unless ``SKILLKIT_DEBUG=1``)."""
-    return _LAUNCHER.format(module=module, attr=attr)
+def launcher_source(module: str, attr: str, skill_record: dict[str, Any] | None = None) -> str:
+    """The program PyInstaller freezes: it loads ``module.attr`` and runs the protocol
+    (with ``skill_record``, SKILL.md's record from ``build.record_data``, for
+    ``scripts/run mcp``); a skill that cannot be loaded gives the protocol's JSON
+    ``error`` result and exit 1, not a traceback (unless ``SKILLKIT_DEBUG=1``)."""
+    # repr of JSON data (dicts, lists, str, int, float, bool, None) is a Python literal.
+    return _LAUNCHER.format(module=module, attr=attr, skill_record=repr(skill_record))
 
 
 def pyinstaller_available() -> bool:
@@ -108,8 +111,10 @@ def build_binary(
     *,
     target: str,
     progress: Callable[[str], None] | None = None,
+    skill_record: dict[str, Any] | None = None,
 ) -> BinaryResult:
-    """Freeze the skill of ``entry`` into ``bin_dir/<name>-<target>/<name>``."""
+    """Freeze the skill of ``entry`` into ``bin_dir/<name>-<target>/<name>``
+    (``skill_record``: see :func:`launcher_source`)."""
     note = progress or (lambda _text: None)
     if not pyinstaller_available():
         raise BuildError(
@@ -127,7 +132,8 @@ def build_binary(
         work = Path(scratch)
         launcher = work / f"{name.replace('-', '_')}_launcher.py"
         launcher.write_text(
-            launcher_source(closure.entry_module, closure.entry_attr), encoding="utf-8"
+            launcher_source(closure.entry_module, closure.entry_attr, skill_record),
+            encoding="utf-8",
         )
         command = [
             sys.executable,

@@ -69,7 +69,7 @@ def run(config: dict[str, Any]) -> NoReturn:
     definition, main = _load(config)
     gc.freeze()
     gc.enable()
-    code = main(definition, sys.argv[1:], stdout=_out)
+    code = main(definition, sys.argv[1:], stdout=_out, skill_record=config.get("skill_record"))
     code_cache.save()
     finish(code)
 

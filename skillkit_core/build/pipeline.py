@@ -4,11 +4,12 @@ Steps, in order (each reported to an optional progress callback):
 
 1. **load** the entry (``file.py`` or ``file.py:attr``) with the project's loader;
 2. **validate** it (builder checks, then the linter's error-level workflow rules);
-3. **bundle** it: a pyz for any CPython >= 3.11 (default), or a PyInstaller executable;
-4. write **scripts/run**, **SKILL.md** and **package.json**, copy **references/** and
-   **assets/**;
-5. **check** the folder with the manifest validator;
-6. **swap** it into place.
+3. copy **references/** and **assets/**, write **SKILL.md**;
+4. **bundle** it: a pyz for any CPython >= 3.11 (default), or a PyInstaller executable,
+   carrying SKILL.md's record for ``scripts/run mcp`` (``build.record_data``);
+5. write **scripts/run** and **package.json**;
+6. **check** the folder with the manifest validator;
+7. **swap** it into place.
 
 Everything is written into a temporary folder beside the output and swapped in at the
 end, so a failed build leaves the previous output untouched and a reader never sees a
@@ -44,10 +45,10 @@ PROTOCOLS = ("session", "stateless")
 STEPS = {
     "load": "Load the skill",
     "validate": "Validate the definition",
-    "bundle": "Bundle the program",
-    "wrapper": "Write scripts/run",
     "copy": "Copy references/ and assets/",
     "skill-md": "Write SKILL.md",
+    "bundle": "Bundle the program",
+    "wrapper": "Write scripts/run",
     "package-json": "Write package.json",
     "check": "Check the folder against the Agent Skills spec",
     "swap": "Put the folder in place",
@@ -198,12 +199,6 @@ def _assemble(
     from skillkit_core.build.skill_md import render_skill_md
     from skillkit_core.build.validate import check_output
 
-    report("step", STEPS["bundle"])
-    _bundle(definition, options, stage, mode, targets, pythons, result, report)
-
-    report("step", STEPS["wrapper"])
-    _write_wrapper(definition.name, stage, mode, targets)
-
     report("step", STEPS["copy"])
     copied = {name: copy_content(definition, name, stage / name) for name in _CONTENT_DIRS}
 
@@ -212,6 +207,14 @@ def _assemble(
         definition, version=version, protocol=options.protocol, references=copied["references"]
     )
     (stage / "SKILL.md").write_text(skill_md.text, encoding="utf-8")
+
+    # After SKILL.md: the bundle carries its record, so that scripts/run mcp can serve the
+    # folder without parsing SKILL.md (see build.record_data).
+    report("step", STEPS["bundle"])
+    _bundle(definition, options, stage, mode, targets, pythons, result, report)
+
+    report("step", STEPS["wrapper"])
+    _write_wrapper(definition.name, stage, mode, targets)
 
     report("step", STEPS["package-json"])
     files = default_files(bool(copied["references"]), bool(copied["assets"]))
@@ -237,12 +240,14 @@ def _bundle(
     result: BuildResult,
     report: Progress,
 ) -> None:
+    from skillkit_core.build.record_data import skill_record_data
     from skillkit_core.build.wheels import cache_root
 
     def detail(text: str) -> None:
         report("detail", text)
 
     cache = cache_root(options.cache_dir)
+    skill_record = skill_record_data(stage)
     if mode == "pyz":
         from skillkit_core.build.pyz import build_pyz
         from skillkit_core.build.start_data import precompute_start
@@ -256,6 +261,7 @@ def _bundle(
             cache=cache,
             progress=detail,
             start=precompute_start(definition),
+            skill_record=skill_record,
         )
         result.native = built.native
         result.distributions = built.distributions
@@ -267,7 +273,12 @@ def _bundle(
     from skillkit_core.build.binary import build_binary
 
     binary = build_binary(
-        options.entry, definition.name, stage / "bin", target=targets[0], progress=detail
+        options.entry,
+        definition.name,
+        stage / "bin",
+        target=targets[0],
+        progress=detail,
+        skill_record=skill_record,
     )
     result.warnings.extend(binary.warnings)
     result.distributions = binary.distributions

@@ -3,7 +3,8 @@
 Layout inside the zip (six or so entries, so opening it costs nothing):
 
 - ``__main__.py``: checks the Python version, then starts ``_skillkit_boot`` with the
-  bundle's configuration (skill module and attribute, native code per platform);
+  bundle's configuration (skill module and attribute, native code per platform, data
+  computed at build time: the precomputed ``start`` and SKILL.md's record);
 - ``_skillkit_python.zip``: the skill's own modules, skillkit's runtime modules and every
   pure-Python distribution they need, each ``.py`` with its ``.pyc`` (hash-based and
   unchecked, so no timestamps are needed and nothing is compiled at run time);
@@ -103,9 +104,11 @@ def build_pyz(
     cache: Path,
     progress: Progress | None = None,
     start: dict[str, Any] | None = None,
+    skill_record: dict[str, Any] | None = None,
 ) -> PyzResult:
     """Bundle the skill of ``entry`` into ``out_path`` for ``targets`` × ``pythons``;
-    ``start`` is its precomputed first result (``build.start_data``), if it has one."""
+    ``start`` is its precomputed first result (``build.start_data``), if it has one, and
+    ``skill_record`` its SKILL.md's record (``build.record_data``) for ``scripts/run mcp``."""
     note = progress or (lambda _text: None)
     environments = [marker_environment(t, v) for t in targets for v in pythons]
     note("finding the modules the skill imports")
@@ -130,6 +133,8 @@ def build_pyz(
     }
     if start is not None:
         config["start"] = start
+    if skill_record is not None:
+        config["skill_record"] = skill_record
     members = {
         "__main__.py": _MAIN.format(skill=skill_name, config=repr(config)).encode(),
         "_skillkit_boot.py": Path(boot.__file__).with_suffix(".py").read_bytes(),

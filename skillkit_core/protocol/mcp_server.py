@@ -16,9 +16,14 @@ from skillkit_core.hosts import Handshake
 from skillkit_core.protocol.mcp_tools import SkillTools
 
 
-def build_server(tools: SkillTools, skill_dir: str | None = None) -> Server[Any]:
+def build_server(
+    tools: SkillTools,
+    skill_dir: str | None = None,
+    skill_record: dict[str, Any] | None = None,
+) -> Server[Any]:
     """An MCP server named after the skill, serving ``tools``, and, for a built skill whose
-    folder is ``skill_dir``, the MCP skills extension for that folder (see
+    folder is ``skill_dir`` and whose build stored ``skill_record`` (its SKILL.md's record,
+    :mod:`skillkit_core.build.record_data`), the MCP skills extension for that folder (see
     :func:`_install_skills_extension`)."""
     definition = tools.definition
 
@@ -46,21 +51,29 @@ def build_server(tools: SkillTools, skill_dir: str | None = None) -> Server[Any]
         on_call_tool=call_tool,
     )
     if skill_dir is not None:
-        _install_skills_extension(server, skill_dir)
+        _install_skills_extension(server, skill_dir, skill_record)
     return server
 
 
-def _install_skills_extension(server: Server[Any], skill_dir: str) -> None:
+def _install_skills_extension(
+    server: Server[Any], skill_dir: str, skill_record: dict[str, Any] | None
+) -> None:
     """Serve the built skill's own folder (``SKILL.md``, ``references/``, ``assets/``;
     not ``scripts/`` and ``bin/``, its launcher and run bundle) through SEP-2640's ``skills/list``,
     ``skills/get``, ``resources/directory/read`` and ``resources/read``, so a host that
-    speaks the extension can load the skill without a shell. A folder whose SKILL.md is
-    not a valid skill (a copy edited by hand) is served without the extension."""
+    speaks the extension can load the skill without a shell.
+
+    The record comes from the build (:mod:`skillkit_core.protocol.built_record`): the
+    bundle cannot parse SKILL.md. Without one, or when SKILL.md is no longer the file the
+    build wrote (a copy edited by hand), the server runs without the extension and says
+    why on stderr."""
     import dataclasses
+    import sys
     from pathlib import Path
 
+    from skillkit_core.protocol.built_record import built_reader
     from skillkit_core.runtime.reading import DEFAULT_MAX_READ
-    from skillkit_core.runtime.registry import Registry, RegistryWarning, read_record
+    from skillkit_core.runtime.records import Registry, RegistryWarning
     from skillkit_core.runtime.skills_extension import (
         SkillsExtension,
         install,
@@ -68,16 +81,22 @@ def _install_skills_extension(server: Server[Any], skill_dir: str) -> None:
         resource_templates,
     )
 
+    if skill_record is None:
+        print(
+            f"skillkit: the skills extension is off: {skill_dir} is served by a program "
+            "that carries no record of its SKILL.md (only 'skillkit build' makes one)",
+            file=sys.stderr,
+        )
+        return
     folder = Path(skill_dir)
-    record = read_record(folder, folder)
+    read = built_reader(skill_record, folder)
+    record = read(folder, folder)
     if isinstance(record, RegistryWarning):
-        import sys
-
         print(f"skillkit: the skills extension is off: {record}", file=sys.stderr)
         return
     hidden = frozenset({"scripts", "bin"})  # the launcher and the run bundle
     record = dataclasses.replace(record, skill_path=(record.name,), hidden=hidden)
-    registry = Registry((record,))
+    registry = Registry((record,), read=read)
 
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
@@ -99,9 +118,12 @@ def _install_skills_extension(server: Server[Any], skill_dir: str) -> None:
 
 
 async def serve_stdio(
-    definition: SkillDefinition | ReferenceDefinition, handshake: Handshake
+    definition: SkillDefinition | ReferenceDefinition,
+    handshake: Handshake,
+    skill_record: dict[str, Any] | None = None,
 ) -> None:
-    """Serve one client on stdin/stdout until it disconnects."""
+    """Serve one client on stdin/stdout until it disconnects (``skill_record``: see
+    :func:`build_server`)."""
     import os
 
     from skillkit_core.protocol.mcp_stdio import serve_stdio_connection
@@ -110,12 +132,16 @@ async def serve_stdio(
     skill_dir = os.environ.get("SKILL_DIR")
     if skill_dir is not None and not os.path.isfile(os.path.join(skill_dir, "SKILL.md")):
         skill_dir = None
-    server = build_server(SkillTools(definition, handshake), skill_dir)
+    server = build_server(SkillTools(definition, handshake), skill_dir, skill_record)
     await serve_stdio_connection(server, server.create_initialization_options())
 
 
-def serve(definition: SkillDefinition | ReferenceDefinition, handshake: Handshake) -> None:
-    """Run the stdio server (blocking)."""
+def serve(
+    definition: SkillDefinition | ReferenceDefinition,
+    handshake: Handshake,
+    skill_record: dict[str, Any] | None = None,
+) -> None:
+    """Run the stdio server (blocking); ``skill_record``: see :func:`build_server`."""
     import anyio
 
-    anyio.run(serve_stdio, definition, handshake)
+    anyio.run(serve_stdio, definition, handshake, skill_record)

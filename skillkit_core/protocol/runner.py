@@ -26,13 +26,18 @@ def main(
     *,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    skill_record: dict[str, Any] | None = None,
 ) -> int:
-    """Run one protocol call for ``definition``; returns the process exit code."""
+    """Run one protocol call for ``definition``; returns the process exit code.
+
+    ``skill_record`` is what a built skill's build computed about its SKILL.md
+    (:mod:`skillkit_core.build.record_data`), for the ``mcp`` subcommand's skills
+    extension; the bundle's boot code and the binary's launcher pass it."""
     out = stdout or _utf8(sys.stdout)
     err = stderr or _utf8(sys.stderr)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        reply = dispatch(definition, args, err)
+        reply = dispatch(definition, args, err, skill_record)
     except SkillkitError as error:
         _debug_traceback(err)
         reply = error_reply(error, _step_of(args))
@@ -46,8 +51,14 @@ def main(
     return emit(reply, out, err)
 
 
-def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
-    """Parse ``argv`` and run the subcommand; raises ``SkillkitError`` for refused calls."""
+def dispatch(
+    definition: Definition,
+    argv: list[str],
+    err: TextIO,
+    skill_record: dict[str, Any] | None = None,
+) -> Reply:
+    """Parse ``argv`` and run the subcommand; raises ``SkillkitError`` for refused calls
+    (``skill_record``: see :func:`main`)."""
     subskills = (
         tuple(s.name for s in definition.subskills)
         if isinstance(definition, SkillDefinition)
@@ -81,7 +92,7 @@ def dispatch(definition: Definition, argv: list[str], err: TextIO) -> Reply:
                 f"({error}); install it (pip install mcp) or use the command line protocol"
             ) from None
         release_stdout()
-        serve(definition, handshake)
+        serve(definition, handshake, skill_record)
         return Reply("", 0)
     if inv.session is not None:
         from skillkit_core.protocol import session

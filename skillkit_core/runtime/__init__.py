@@ -2,6 +2,8 @@
 
 Modules, in the order data flows through them:
 
+- :mod:`~skillkit_core.runtime.records`: ``SkillRecord`` values and the ``Registry``
+  holding them (pure data; a registry re-reads with the reader it is given).
 - :mod:`~skillkit_core.runtime.registry`: discover skill folders under roots, parse each
   SKILL.md with :mod:`skillkit_core.manifest`, keep valid ones as ``SkillRecord`` values.
 - :mod:`~skillkit_core.runtime.prompt`: ``<available_skills>`` (escaped, ``--no-location``,
@@ -17,5 +19,8 @@ Tool names: the runtime seed's ``skills.load``, ``skills.unload``, ``skills.read
 ``skills.run_script`` are served as ``skills_load``, ``skills_unload``, ``skills_read`` and
 ``skills_run_script``, because some MCP hosts reject dots in tool names.
 
-Nothing here is imported by the built ``scripts/run``; import the submodules you need.
+Import the submodules you need. A built skill's ``scripts/run mcp`` serves its own
+folder with the light ones alone (``records``, ``skills_extension``, ``reading``, ``paths``,
+``errors``), so none of them may import the manifest parser or the linter, not even inside
+a function: the bundle follows every import (``tests/build/test_closure.py`` checks).
 """

@@ -12,9 +12,10 @@ bound with the SDK's :class:`~mcp.server.extension.MethodBinding`:
   Nested skills are entries of their own (the registry finds them, see
   :mod:`skillkit_core.runtime.registry`), and their files are files of the enclosing
   skill's entry too, as the SEP's completeness rule asks.
-- ``skills/get``: the entry of one skill by its SKILL.md URI, its SKILL.md read again so an
-  edited skill answers with its current frontmatter; also for a nested skill the listing
-  leaves out (one in ``assets/``, or deeper than discovery looks).
+- ``skills/get``: the entry of one skill by its SKILL.md URI, its SKILL.md read again
+  (with the registry's reader) so an edited skill answers with its current frontmatter;
+  also for a nested skill the listing leaves out (one in ``assets/``, or deeper than
+  discovery looks).
 - ``resources/directory/read``: the direct children of a skill folder or of a folder inside
   it, folders as ``inode/directory``.
 
@@ -24,7 +25,7 @@ reads), and :func:`install` declares the extension in ``initialize`` answers as 
 ``server/discover`` ones.
 
 Nothing is scanned twice: entries come from the server's one :class:`Registry`, and digests
-from its :class:`~skillkit_core.runtime.registry.FileDigests` cache. Every path from a URI
+from its :class:`~skillkit_core.runtime.records.FileDigests` cache. Every path from a URI
 goes through :func:`~skillkit_core.runtime.paths.resolve_inside`, like the tools' reads.
 """
 
@@ -50,7 +51,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from skillkit_core.errors import SkillkitError
 from skillkit_core.runtime.paths import is_inside, resolve_inside
 from skillkit_core.runtime.reading import SkillFile, read_skill_file
-from skillkit_core.runtime.registry import Registry, SkillRecord
+from skillkit_core.runtime.records import Registry, RegistryWarning, SkillRecord
 
 EXTENSION_ID = "io.modelcontextprotocol/skills"
 SCHEME = "skill://"
@@ -203,25 +204,24 @@ def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
         except SkillkitError as error:
             raise _invalid(error.message) from None
     elif target.path.endswith("/" + SKILL_MD):
-        record = nested_record(target.record, target.path.removesuffix("/" + SKILL_MD))
+        folder = target.path.removesuffix("/" + SKILL_MD)
+        record = nested_record(registry, target.record, folder)
     else:
         raise _invalid(f"'{uri}' is not the SKILL.md of a skill served here")
     return skill_entry(registry, record)
 
 
-def nested_record(enclosing: SkillRecord, folder: str) -> SkillRecord:
-    """The skill in ``folder`` (a path inside ``enclosing``), as a record of its own whose
-    skill path continues the enclosing one; an ``MCPError`` when it is not a valid skill
-    or its folder name is not its name."""
-    from skillkit_core.runtime.registry import RegistryWarning, read_record
-
+def nested_record(registry: Registry, enclosing: SkillRecord, folder: str) -> SkillRecord:
+    """The skill in ``folder`` (a path inside ``enclosing``), read with ``registry``'s
+    reader, as a record of its own whose skill path continues the enclosing one; an
+    ``MCPError`` when it is not a valid skill or its folder name is not its name."""
     try:
         real = resolve_inside(enclosing.root_dir, folder, skill=enclosing.name)
     except SkillkitError as error:
         raise _invalid(error.message) from None
     if not (real / SKILL_MD).is_file():
         raise _invalid(f"'{folder}' of skill '{enclosing.name}' holds no {SKILL_MD}")
-    outcome = read_record(real, enclosing.root_dir)
+    outcome = registry.read(real, enclosing.root_dir)
     if isinstance(outcome, RegistryWarning):
         raise _invalid(
             f"'{folder}/{SKILL_MD}' of skill '{enclosing.name}' is not served: {outcome.message}"

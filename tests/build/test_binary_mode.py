@@ -14,6 +14,7 @@ import pytest
 
 import skillkit_core
 from skillkit_core.build.binary import launcher_source, pyinstaller_available
+from skillkit_core.build.record_data import skill_record_data
 from skillkit_core.build.targets import current_target_id
 from tests.protocol.support import DEPLOY_CHECK, SKILLKIT
 
@@ -39,7 +40,7 @@ def test_binary_built_outside_the_repository_runs_a_workflow(tmp_path: Path) -> 
     assert program.is_file() and program.stat().st_mode & 0o111
     assert not list((folder / "bin").glob("*.pyz"))
     bundled = {p.name for p in program.parent.rglob("*")}
-    for dev_only in ("typer", "rich", "pygls", "tree_sitter", "hypothesis", "_pytest"):
+    for dev_only in ("typer", "rich", "pygls", "tree_sitter", "yaml", "hypothesis", "_pytest"):
         assert dev_only not in bundled, dev_only
 
     # No Python on PATH at all: the program carries its own.
@@ -106,3 +107,43 @@ def test_launcher_runs_the_protocol_of_a_loadable_skill(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["kind"] == "prompt"
+
+
+async def test_the_launcher_serves_the_skills_extension_from_the_builds_record(
+    tmp_path: Path,
+) -> None:
+    """The frozen program gets SKILL.md's record the way the pyz does: from the build."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from skillkit_core.runtime.verify import _call
+
+    folder = tmp_path / "deploy-check"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: deploy-check\ndescription: Check a deploy.\nversion: 1.0\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    launcher = tmp_path / "launcher.py"
+    record = skill_record_data(folder)
+    launcher.write_text(launcher_source("deploy_check", "deploy_check", record), encoding="utf-8")
+    env = outside_env(tmp_path)
+    skillkit_root = Path(skillkit_core.__file__).parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(DEPLOY_CHECK).parent), str(skillkit_root)])
+    env["SKILL_DIR"] = str(folder)
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(launcher), "mcp"], cwd=str(tmp_path), env=env
+    )
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            (entry,) = (await _call(session, "skills/list"))["skills"]
+    assert entry["uri"] == "skill://deploy-check/SKILL.md"
+    assert entry["frontmatter"] == {
+        "name": "deploy-check",
+        "description": "Check a deploy.",
+        "version": 1.0,
+    }

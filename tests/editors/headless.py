@@ -6,9 +6,11 @@ the root by ``.git``) and one editor session run to completion, its JSON report 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,28 @@ def linked_workspace(parent: Path) -> Path:
     else:
         (root / ".git").mkdir()  # enough for the clients' root detection
     return root
+
+
+def run_guide_session(
+    parent: Path, editor: str, language: str, configuration: str, command: list[str]
+) -> tuple[dict[str, Any], Path]:
+    """Run an editor session (``command``) in a linked-skills workspace under ``parent``
+    with the guide's ``language`` block for ``### editor`` written to ``configuration``
+    (named by ``SKILLKIT_CONFIG``), on ``pdf-tools/SKILL.md`` (``SKILLKIT_FILE``), its home
+    ``parent`` (no user init, no state left in the real home); its report and the
+    workspace."""
+    root = linked_workspace(parent)
+    out = parent / "seen.json"
+    config = parent / configuration
+    config.write_text(guide_configuration(editor, language, sys.executable))
+    env = {
+        **os.environ,
+        "HOME": str(parent),
+        "SKILLKIT_CONFIG": str(config),
+        "SKILLKIT_FILE": str(root / "pdf-tools" / "SKILL.md"),
+        "SKILLKIT_OUT": str(out),
+    }
+    return run_session(command, cwd=root, env=env, out=out), root
 
 
 def run_session(

@@ -8,16 +8,14 @@ Flymake and asks for a hover through Eglot's own eldoc function.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.editors.headless import guide_configuration, linked_workspace, run_session
+from tests.editors.headless import run_guide_session
 
 SESSION = Path(__file__).with_name("emacs_eglot_session.el")
 EMACS = shutil.which("emacs")
@@ -45,18 +43,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if missing:
         pytest.skip(missing)
     parent = tmp_path_factory.mktemp("emacs")
-    root = linked_workspace(parent)
-    out = parent / "seen.json"
-    configuration = parent / "init.el"
-    configuration.write_text(guide_configuration("Emacs (Eglot)", "elisp", sys.executable))
-    env = {
-        **os.environ,
-        "HOME": str(parent),  # no user init, no state left in the real home
-        "SKILLKIT_CONFIG": str(configuration),
-        "SKILLKIT_FILE": str(root / "pdf-tools" / "SKILL.md"),
-        "SKILLKIT_OUT": str(out),
-    }
-    seen = run_session([EMACS, "--batch", "-l", str(SESSION)], cwd=root, env=env, out=out)
+    command = [EMACS, "--batch", "-l", str(SESSION)]
+    seen, root = run_guide_session(parent, "Emacs (Eglot)", "elisp", "init.el", command)
     seen["root"] = root
     return seen
 

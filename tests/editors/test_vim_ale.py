@@ -9,16 +9,14 @@ request API.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.editors.headless import guide_configuration, linked_workspace, run_session
+from tests.editors.headless import run_guide_session
 
 SESSION = Path(__file__).with_name("vim_ale_session.vim")
 VIM = shutil.which("vim")
@@ -58,18 +56,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if missing:
         pytest.skip(missing)
     parent = tmp_path_factory.mktemp("vim")
-    root = linked_workspace(parent)
-    out = parent / "seen.json"
-    configuration = parent / "vimrc"
-    configuration.write_text(guide_configuration("Vim (ALE)", "vim", sys.executable))
-    env = {
-        **os.environ,
-        "HOME": str(parent),
-        "SKILLKIT_CONFIG": str(configuration),
-        "SKILLKIT_FILE": str(root / "pdf-tools" / "SKILL.md"),
-        "SKILLKIT_OUT": str(out),
-    }
-    seen = run_session([VIM, *HEADLESS, "-S", str(SESSION)], cwd=root, env=env, out=out)
+    command = [VIM, *HEADLESS, "-S", str(SESSION)]
+    seen, root = run_guide_session(parent, "Vim (ALE)", "vim", "vimrc", command)
     seen["workspace"] = root
     return seen
 

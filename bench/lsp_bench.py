@@ -165,25 +165,7 @@ async def skill_md_case(bench: Bench, requests: int) -> dict:
         n for n, line in enumerate(lines) if line.startswith("Plain guidance for step 499")
     )
     column = len("Plain guidance")
-    timings = []
-    version = 1
-    for i in range(requests):
-        version += 1
-        where = types.Position(line_no, column + i)
-        sent = time.perf_counter()
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(where, where), text="x"
-                    )
-                ],
-            )
-        )
-        await bench.wait(lambda v=version: (uri, v) in bench.events)
-        timings.append(bench.events[(uri, version)] - sent)
-        await asyncio.sleep(0.01)
+    timings = await bench.typing(uri, line_no, column, requests)
     results["did_change_to_diagnostics"] = summary(timings)
     await asyncio.sleep(1.0)
 
@@ -271,6 +253,32 @@ class Bench:
                 raise TimeoutError("benchmark condition not met")
             await asyncio.sleep(0.0005)
 
+    def insert(self, uri: str, version: int, where: types.Position, text: str) -> None:
+        """didChange: ``text`` inserted at ``where``, making ``version``."""
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(where, where), text=text
+                    )
+                ],
+            )
+        )
+
+    async def typing(self, uri: str, line: int, column: int, keys: int) -> list[float]:
+        """Type ``keys`` x's from (line, column) of the document opened at version 1, one
+        didChange each: the seconds from each change to its version's diagnostics."""
+        timings = []
+        for version in range(2, keys + 2):
+            where = types.Position(line, column + version - 2)
+            sent = time.perf_counter()
+            self.insert(uri, version, where, "x")
+            await self.wait(lambda v=version: (uri, v) in self.events)
+            timings.append(self.events[(uri, version)] - sent)
+            await asyncio.sleep(0.01)  # a fast typist, not a flood
+        return timings
+
     def open(self, path: Path, text: str, language: str = "python") -> str:
         uri = from_fs_path(str(path))
         self.client.text_document_did_open(
@@ -299,16 +307,7 @@ async def pathological_line(bench: Bench, complete, line: int, edits: int) -> di
         version = n + 2
         where = types.Position(0, WALL // 2 + n)
         sent = time.perf_counter()
-        bench.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=wall, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(where, where), text="("
-                    )
-                ],
-            )
-        )
+        bench.insert(wall, version, where, "(")
         await complete(line)
         behind_edit.append(time.perf_counter() - sent)
         await bench.wait(lambda v=version: (wall, v) in bench.events, timeout=600)
@@ -417,25 +416,7 @@ async def run(requests: int, pathological_only: bool = False, skill_md_only: boo
         '        prompt="Step 100: read the notes and answer yes or no.",'
     )
     column = len('        prompt="Step 100')
-    timings = []
-    version = 1
-    for i in range(requests):
-        version += 1
-        where = types.Position(line_no, column + i)
-        sent = time.perf_counter()
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(where, where), text="x"
-                    )
-                ],
-            )
-        )
-        await bench.wait(lambda v=version: (uri, v) in bench.events)
-        timings.append(bench.events[(uri, version)] - sent)
-        await asyncio.sleep(0.01)  # a fast typist, not a flood
+    timings = await bench.typing(uri, line_no, column, requests)
     results["did_change_to_syntax_diagnostics"] = summary(timings)
 
     await asyncio.sleep(1.0)  # let the last edits settle

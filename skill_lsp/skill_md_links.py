@@ -72,7 +72,14 @@ class PathRef(NamedTuple):
 
 def markdown_place(snapshot: Snapshot) -> MarkdownPlace | None:
     """The skill a document belongs to, for SKILL.md and markdown under ``references/``
-    (None for every other document)."""
+    (None for every other document); the body starts after a frontmatter, a reference's
+    too. Kept per document version (a few ``stat`` calls find the skill folder)."""
+    if "markdown_place" not in snapshot._cache:
+        snapshot._cache["markdown_place"] = _markdown_place(snapshot)
+    return snapshot._cache["markdown_place"]
+
+
+def _markdown_place(snapshot: Snapshot) -> MarkdownPlace | None:
     if snapshot.path is None:
         return None
     folder = os.path.dirname(snapshot.path)
@@ -81,7 +88,12 @@ def markdown_place(snapshot: Snapshot) -> MarkdownPlace | None:
     if snapshot.kind != DocumentKind.OTHER or not is_markdown(snapshot.path):
         return None
     root = _skill_of_reference(folder)
-    return MarkdownPlace(root, folder, 0) if root is not None else None
+    if root is None:
+        return None
+    from skillkit_core.manifest.parse import frontmatter_end_line
+
+    closing = frontmatter_end_line(snapshot.lines)
+    return MarkdownPlace(root, folder, 0 if closing is None else closing + 1)
 
 
 def _skill_of_reference(folder: str) -> str | None:

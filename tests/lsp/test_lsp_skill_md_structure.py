@@ -271,3 +271,11 @@ async def test_half_typed_skill_md_structure_does_not_crash(client: LanguageClie
     replace_all(client, uri, "no frontmatter\n# Heading\ntext\n", 40)
     assert await _lenses(client, uri) == []
     assert _outline(await _symbols(client, uri)) == [(0, "Heading", types.SymbolKind.String, "#")]
+
+
+async def test_a_reference_files_frontmatter_is_not_its_outline(client: LanguageClient) -> None:
+    """A YAML comment in a reference's frontmatter is no heading (as fragments skip it)."""
+    path = client.root / "pdf-tools" / "references" / "with-frontmatter.md"
+    text = "---\n# a YAML comment\ntitle: Forms\n---\n# Forms\n\nFill them in.\n"
+    uri = open_file(client, path, text)
+    assert _outline(await _symbols(client, uri)) == [(0, "Forms", types.SymbolKind.String, "#")]

@@ -31,6 +31,20 @@ _PLACEHOLDER = re.compile(
 )
 
 
+# Digits of an index read as written: Python refuses to convert more than 4,300 digits
+# either way (sys.get_int_max_str_digits()), and an index that long names no argument
+# anyone types.
+MAX_INDEX_DIGITS = 4000
+
+
+def argument_index(digits: str) -> int:
+    """The 0-based index ``$N`` or ``$ARGUMENTS[N]`` writes as ``digits``; an index of more
+    than :data:`MAX_INDEX_DIGITS` digits counts as the largest that many digits hold."""
+    if len(digits) > MAX_INDEX_DIGITS:
+        return 10**MAX_INDEX_DIGITS - 1
+    return int(digits)
+
+
 class Placeholder(NamedTuple):
     """One ``$...`` of a line: ``start``/``end`` are its columns, ``$`` included.
 
@@ -57,7 +71,7 @@ def placeholders(line: str, declared: list[str]) -> list[Placeholder]:
         if match.group("all"):
             found.append(Placeholder(written, start, end, ALL))
         elif match.group("bracket") is not None or match.group("number") is not None:
-            number = int(match.group("bracket") or match.group("number"))
+            number = argument_index(match.group("bracket") or match.group("number"))
             found.append(Placeholder(written, start, end, INDEX, number))
         else:
             name = match.group("name")

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.arguments import argument_index
 from skillkit_core.manifest.folder import SkillFolder
 
 # What Claude Code replaces (its argumentSubstitution: ``\$(\d+)(?!\w)``,
@@ -126,7 +127,8 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
                 becomes = (
                     "the argument text as typed"
                     if is_whole
-                    else f"argument {int(index) + 1} (nothing when the skill is invoked without it)"
+                    else f"argument {argument_index(index) + 1} "
+                    "(nothing when the skill is invoked without it)"
                 )
                 braced = _braced(text, written, None if is_whole else index)
                 yield _diagnostic(folder, line, match, written, becomes, braced)

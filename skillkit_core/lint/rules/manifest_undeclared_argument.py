@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
+from skillkit_core.manifest.arguments import argument_index
 from skillkit_core.manifest.folder import SkillFolder
 
 _PLACEHOLDER = re.compile(r"(?<![\w$\\])\$(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*))")
@@ -61,9 +62,10 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
                 range=where,
                 file=folder.skill_md,
             )
-        elif number is not None and int(number) >= len(names):
+        elif number is not None and argument_index(number) >= len(names):
             yield RULE.diagnostic(
-                f"'${number}' is argument {int(number) + 1} but 'arguments' declares {len(names)}",
+                f"'${number}' is argument {argument_index(number) + 1} "
+                f"but 'arguments' declares {len(names)}",
                 range=where,
                 file=folder.skill_md,
             )

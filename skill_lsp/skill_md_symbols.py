@@ -9,6 +9,7 @@ the core's (:func:`skillkit_core.manifest.spec.name_problems`).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any, NamedTuple
@@ -28,6 +29,8 @@ DEFINITION = "definition"
 # The editor's own finding (core's EDITOR_RULE_IDS): a /name invocation that names no
 # skill of the workspace but is a near miss of one.
 MISSPELT_RULE = "unknown-skill-invocation"
+# "Did you mean" findings reported per document (the first ones in the text).
+MAX_MISSPELT = 100
 # A "/" starting a word, and the part of a skill name typed after it.
 _SLASH_TYPED = re.compile(r"(?:^|(?<=[\s`'\"(\[{<*_>]))/(?P<typed>[\w-]*)$")
 
@@ -326,12 +329,16 @@ async def skill_hover(ls: Any, snapshot: Snapshot, line: int, column: int) -> st
 async def misspelt_invocations(server: Any, snapshot: Snapshot) -> list[LintDiagnostic]:
     """A "did you mean" finding for every ``/name`` in the document that names no skill of
     the workspace but nearly names one (the host would find no skill to run), with the
-    corrected name as a suggested fix (a guess: offered, never preferred)."""
+    corrected name as a suggested fix (a guess: offered, never preferred); the first
+    :data:`MAX_MISSPELT` of them."""
     if "/" not in snapshot.text:
         return []
     view = await current_view(server)
+    loop = asyncio.get_running_loop()
+    misses = await loop.run_in_executor(None, find_misspelt_invocations, snapshot.text, view.names)
     found = []
-    for miss in find_misspelt_invocations(snapshot.text, view.names):
+    # The same typo pasted 40,000 times would be 40,000 findings to convert and send.
+    for miss in misses[:MAX_MISSPELT]:
         change = Fix(f"Change to '/{miss.meant}'", (TextEdit(miss.range, miss.meant),))
         message = (
             f"'/{miss.written}' names no skill of the workspace; did you mean '/{miss.meant}'?"

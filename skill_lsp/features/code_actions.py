@@ -260,8 +260,11 @@ def _in_frontmatter(snapshot: Snapshot, line: int) -> bool:
 
 
 def _eol(snapshot: Snapshot) -> str:
+    """The document's first line break (a lone CR too: "\n" would mix them)."""
     text = snapshot.text
     index = text.find("\n")
     if index > 0 and text[index - 1] == "\r":
         return "\r\n"
+    if "\r" in (text if index < 0 else text[:index]):
+        return "\r"
     return "\n"

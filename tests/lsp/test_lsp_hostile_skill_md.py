@@ -212,3 +212,40 @@ async def test_a_typo_pasted_forty_thousand_times_is_reported_a_bounded_number_o
     found = [d for d in client.diagnostics[uri] if d.code == MISSPELT_RULE]
     assert len(found) == MAX_MISSPELT
     assert [d.range.start.character for d in found[:2]] == [1, 11]
+
+
+@pytest.mark.parametrize(("kind", "eol"), [("lone-cr", "\r"), ("crlf", "\r\n"), ("lf", "\n")])
+async def test_disable_actions_keep_the_documents_line_breaks(
+    client: LanguageClient, kind: str, eol: str
+) -> None:
+    from skill_lsp.skill_md_symbols import MISSPELT_RULE
+    from tests.lsp.support import read_code_actions_by_their_command_type
+
+    folder = client.root / f"hostile-breaks-{kind}"
+    folder.mkdir(exist_ok=True)
+    path = folder / "SKILL.md"
+    lines = ["---", f"name: hostile-breaks-{kind}", "description: Breaks. Use it.", "---", ""]
+    text = eol.join([*lines, "Then ask /pdf-tool for it.", ""])
+    path.write_bytes(text.encode("utf-8"))
+    uri = open_file(client, path, text)
+    (diagnostic,) = await wait_for_codes(client, uri, {MISSPELT_RULE}, timeout=ANSWER_WITHIN)
+    read_code_actions_by_their_command_type(client)
+    found = await _answered(
+        client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=_doc(uri),
+                range=diagnostic.range,
+                context=types.CodeActionContext(diagnostics=[diagnostic]),
+            )
+        )
+    )
+    inserted = [
+        edit.new_text
+        for action in found or ()
+        if isinstance(action, types.CodeAction) and action.title.startswith("Disable ")
+        for edit in (action.edit.changes or {}).get(uri, ())
+    ]
+    assert len(inserted) == 2
+    for new_text in inserted:
+        assert new_text.endswith(eol)
+        assert "\r" not in new_text.replace(eol, "") and "\n" not in new_text.replace(eol, "")

@@ -128,20 +128,28 @@ def scan_of(snapshot: Snapshot, place: MarkdownPlace) -> MarkdownScan:
     return found
 
 
-def _candidates(snapshot: Snapshot, place: MarkdownPlace) -> list[tuple[SourceRange, str, str]]:
-    """``(range, written, path)`` of every link and mention, before asking the disk."""
+def _candidates(
+    snapshot: Snapshot, place: MarkdownPlace, line: int | None = None
+) -> list[tuple[SourceRange, str, str]]:
+    """``(range, written, path)`` of every link and mention (those of ``line`` only, when
+    given: a cursor's question need not read the other 100,000 of a huge document),
+    before asking the disk."""
     from skillkit_core.manifest.folder import SkillFolder
     from skillkit_core.manifest.links import local_target, mention_path
 
     scan = scan_of(snapshot, place)
     found: list[tuple[SourceRange, str, str]] = []
     for link in scan.links:
+        if line is not None and link.range.line != line:
+            continue
         target = local_target(link.target)
         if target is None or target.absolute:
             continue
         start = place.root if target.from_root else place.base
         found.append((link.range, link.target, os.path.join(start, target.path)))
     for mention in scan.mentions:
+        if line is not None and mention.range.line != line:
+            continue
         path = mention_path(mention.path)
         # A pattern names no one file; a skill path that climbs out of the skill (the
         # core's lexical check) names none of its files.
@@ -185,8 +193,8 @@ def path_ref_at(snapshot: Snapshot, line: int, column: int) -> PathRef | None:
     place = markdown_place(snapshot)
     if place is None:
         return None
-    for where, written, path in _candidates(snapshot, place):
-        if where.line == line and where.column <= column <= where.end_column:
+    for where, written, path in _candidates(snapshot, place, line):
+        if where.column <= column <= where.end_column:
             return _resolved(place, where, written, path)
     return None
 

@@ -14,7 +14,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.support import open_file, position
+from tests.lsp.support import open_file, position, wait_for
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -205,3 +205,8 @@ async def test_symbols_and_lenses_answer(client: LanguageClient) -> None:
         client.text_document_code_lens_async(types.CodeLensParams(text_document=_doc(uri)))
     )
     assert lenses is not None
+
+
+async def test_the_skill_beside_special_files_is_diagnosed(client: LanguageClient) -> None:
+    uri, _ = _open_alpha(client)
+    await wait_for(lambda: uri in client.diagnostics, ANSWER_WITHIN, f"diagnostics of {uri}")

@@ -42,6 +42,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "crlf/SKILL.md": CRLF,
         "lone-cr/SKILL.md": LONE_CR,
         "../outside/SKILL.md": OUTSIDER,
+        "helper/references/notes.md": "# Notes\n\nThen `/helper` again.\n",
     }
     for relative, text in files.items():
         path = root / relative
@@ -176,3 +177,17 @@ async def test_rename_from_crlf_and_lone_cr_documents(
     edit = await _rename(client, relative, needle, shift, "assistant")
     assert edit is not None
     _check_edit(client, edit, "helper")
+
+
+async def test_rename_from_a_reference_file(client: LanguageClient) -> None:
+    edit = await _rename(client, "helper/references/notes.md", "`/helper", 3, "assistant")
+    assert edit is not None
+    _check_edit(client, edit, "helper")
+    edited = {
+        os.path.relpath(to_fs_path(c.text_document.uri), client.root)
+        for c in edit.document_changes or ()
+        if isinstance(c, types.TextDocumentEdit)
+    }
+    assert {"helper/SKILL.md", "helper/references/notes.md"} <= edited
+    (folder,) = [c for c in edit.document_changes or () if isinstance(c, types.RenameFile)]
+    assert to_fs_path(folder.new_uri) == str(client.root / "assistant")

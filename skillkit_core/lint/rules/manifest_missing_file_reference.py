@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -90,18 +91,38 @@ def _label_above(folder: SkillFolder, line: int) -> bool:
     return False
 
 
-def _the_users(folder: SkillFolder, mention: Mention) -> bool:
+class _LineFacts(NamedTuple):
+    """What one body line says about the paths on it, read once per line (a line of
+    30,000 mentions would otherwise be searched 30,000 times)."""
+
+    example_end: int | None  # where its first "e.g.", "for example", "Examples:" ends
+    elsewhere: bool  # it speaks of the repository / project root
+    introduced: bool  # an "Examples:" label above it, or it titles a code block
+
+
+def _line_facts(folder: SkillFolder, line: int) -> _LineFacts:
+    text = folder.lines[line]
+    # Every alternative of _EXAMPLE ends in a literal character, so a match inside the
+    # text before a mention is a match of the whole line that ends there.
+    example = re.search(_EXAMPLE, text)
+    return _LineFacts(
+        example.end() if example else None,
+        re.search(_ELSEWHERE, text) is not None,
+        _label_above(folder, line) or _shows_file(folder, line),
+    )
+
+
+def _the_users(folder: SkillFolder, mention: Mention, facts: dict[int, _LineFacts]) -> bool:
     """Whether ``mention`` names a path that is not the skill's own (see the module)."""
     if mention.fence is not None and _fence_language(mention.fence) not in ("", *_SHELL_FENCES):
         return True
     line = mention.range.line
-    text = folder.lines[line]
-    before = text[: mention.range.column]
-    if re.search(_EXAMPLE, before) or re.search(_ELSEWHERE, text):
+    known = facts.get(line)
+    if known is None:
+        known = facts[line] = _line_facts(folder, line)
+    if known.example_end is not None and known.example_end <= mention.range.column:
         return True
-    if mention.fence is None and _label_above(folder, line):
-        return True
-    if mention.fence is None and _shows_file(folder, line):
+    if known.elsewhere or (mention.fence is None and known.introduced):
         return True
     last = mention.path.rsplit("/", 1)[-1]
     return mention.fence is None and not mention.inline and "." not in last
@@ -110,11 +131,12 @@ def _the_users(folder: SkillFolder, mention: Mention) -> bool:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
+    facts: dict[int, _LineFacts] = {}
     for mention in folder.body_scan.mentions:
         path = mention_path(mention.path)
         alternatives = _alternatives(path)
         missing = [alt for alt in alternatives if not _exists(folder, alt)]
-        if not missing or _the_users(folder, mention):
+        if not missing or _the_users(folder, mention, facts):
             continue
         if len(alternatives) > 1:
             verb = "does" if len(missing) == 1 else "do"

@@ -10,6 +10,7 @@ the same skill's namespace (the skill and the modules it registers).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -29,7 +30,7 @@ def register(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: Any, params: types.DefinitionParams) -> list[types.Location] | None:
-        paths = _path_definition(ls, params)
+        paths = await _path_definition(ls, params)
         if paths is not None:
             return paths
         markdown, line, column = _markdown_at(ls, params)
@@ -138,7 +139,7 @@ def register(server: Any) -> None:
         )
 
 
-def _path_definition(ls: Any, params: Any) -> list[types.Location] | None:
+async def _path_definition(ls: Any, params: Any) -> list[types.Location] | None:
     """A path in skill markdown opens its file (:mod:`skill_lsp.skill_md_links`)."""
     snapshot = ls.documents.get(params.text_document.uri)
     if snapshot is None or snapshot.kind == DocumentKind.PYTHON:
@@ -146,7 +147,9 @@ def _path_definition(ls: Any, params: Any) -> list[types.Location] | None:
     from skill_lsp.skill_md_links import definition
 
     line, column = snapshot.map.code_point(params.position)
-    return definition(snapshot, line, column)
+    # Paths are looked up and a linked file may be read (a megabyte): off the event loop.
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, definition, snapshot, line, column)
 
 
 def _markdown_at(ls: Any, params: Any) -> tuple[Snapshot | None, int, int]:

@@ -37,12 +37,10 @@ def register(server: Any) -> None:
             text = python_hover(ls, snapshot, line, column)
         elif snapshot.kind == DocumentKind.SKILL_MD:
             from skill_lsp.skill_md_arguments import argument_hover
-            from skill_lsp.skill_md_links import script_hover
             from skill_lsp.skill_md_values import value_hover
 
             text = (
                 argument_hover(snapshot, line, column)
-                or script_hover(snapshot, line, column)
                 or skill_md_hover(snapshot, line, column)
                 or value_hover(snapshot, line, column)
             )
@@ -348,21 +346,13 @@ def file_preview(folder: str, relative: str) -> str | None:
 
 
 def skill_md_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
-    """Frontmatter key docs, or a preview of a linked or mentioned file."""
+    """Frontmatter key docs, or a path's preview (a script's interpreter and first lines,
+    another file's first lines): the path is looked for on the cursor's line only."""
     from skill_lsp.skill_md import key_hover
+    from skill_lsp.skill_md_links import reference_hover
     from skillkit_core.source.query import contains
 
-    parsed = snapshot.skill_md
-    for key, span in parsed.fields.items():
+    for key, span in snapshot.skill_md.fields.items():
         if contains(span.key_range, line, column):
             return key_hover(key)
-    if snapshot.folder is None:
-        return None
-    from skillkit_core.manifest.folder import SkillFolder
-
-    scan = SkillFolder(snapshot.folder, parsed).body_scan
-    for item in (*scan.links, *scan.mentions):
-        if contains(item.range, line, column):
-            target = getattr(item, "target", None) or getattr(item, "path", "")
-            return file_preview(snapshot.folder, target.split("#", 1)[0])
-    return None
+    return reference_hover(snapshot, line, column)

@@ -16,8 +16,8 @@ The patterns are those the ``argument-in-code`` rule reports (Claude Code's own:
 for declared names).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each string
+# annotation of Placeholder when the class is made, on every ``skillkit check`` start.
 import re
 from typing import NamedTuple
 

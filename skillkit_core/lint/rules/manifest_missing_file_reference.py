@@ -11,8 +11,8 @@ shows (a heading or a line ending in ':' naming it), and folder-like words in pr
 (``assets/code``).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each string
+# annotation of _LineFacts when the class is made, on every ``skillkit check`` start.
 import re
 from collections.abc import Iterator
 from typing import NamedTuple

@@ -128,10 +128,8 @@ def _start_session(
 def _write_sidecar(data: dict[str, Any], path: Any, session_id: str, body: bytes) -> str | None:
     """``session._write_cache`` for the precomputed run state."""
     import hashlib
-    import hmac
 
-    from skillkit_core.errors import SessionError
-    from skillkit_core.protocol.session_store import snapshot_key, write_sidecar
+    from skillkit_core.protocol.session_store import write_signed_sidecar
 
     cache = {
         "v": data["sidecarVersion"],
@@ -141,14 +139,7 @@ def _write_sidecar(data: dict[str, Any], path: Any, session_id: str, body: bytes
         "sha256": hashlib.sha256(body).hexdigest(),
         "engine": data["snapshot"],
     }
-    payload = _json_line(cache).encode("utf-8")
-    try:
-        key, _ = snapshot_key(path.parent)
-        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
-        write_sidecar(path, tag + b"\n" + payload)
-    except (SessionError, OSError) as error:
-        return f"warning: could not write the session snapshot ({error}); later calls replay"
-    return None
+    return write_signed_sidecar(path, _json_line(cache).encode("utf-8"))
 
 
 def _print(stdout: str, note: str | None, notes: tuple[str, ...]) -> int:

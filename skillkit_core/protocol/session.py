@@ -60,7 +60,7 @@ from skillkit_core.protocol.session_store import (
     session_path,
     sidecar_path,
     snapshot_key,
-    write_sidecar,
+    write_signed_sidecar,
 )
 from skillkit_core.protocol.stateless import submitted_step
 
@@ -497,8 +497,6 @@ def _write_cache(
     path: Path, session_id: str, engine: Engine, size: int, lines: int, sha: str
 ) -> str | None:
     """Write the sidecar, tagged; a failure only costs speed later, so it becomes a note."""
-    import hmac
-
     cache = {
         "v": SIDECAR_VERSION,
         "sessionId": session_id,
@@ -507,14 +505,7 @@ def _write_cache(
         "sha256": sha,
         "engine": engine.snapshot(),
     }
-    payload = json_line(cache).encode("utf-8")
-    try:
-        key, _ = snapshot_key(path.parent)
-        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
-        write_sidecar(path, tag + b"\n" + payload)
-    except (SessionError, OSError) as error:
-        return f"warning: could not write the session snapshot ({error}); later calls replay"
-    return None
+    return write_signed_sidecar(path, json_line(cache).encode("utf-8"))
 
 
 # -- start and advance --------------------------------------------------------------------

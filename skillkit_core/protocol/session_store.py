@@ -281,6 +281,20 @@ def read_sidecar(path: Path) -> bytes | None:
         os.close(fd)
 
 
+def write_signed_sidecar(path: Path, payload: bytes) -> str | None:
+    """Write the sidecar: an HMAC tag line under the folder's snapshot key, then
+    ``payload``. A failure only costs speed later, so it is returned as a note."""
+    import hmac
+
+    try:
+        key, _ = snapshot_key(path.parent)
+        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+        write_sidecar(path, tag + b"\n" + payload)
+    except (SessionError, OSError) as error:
+        return f"warning: could not write the session snapshot ({error}); later calls replay"
+    return None
+
+
 def write_sidecar(path: Path, data: bytes) -> None:
     """Replace the sidecar atomically (a private temp file renamed over it)."""
     temp = path.with_name(path.name + ".tmp")

@@ -257,11 +257,23 @@ def _root_folder(root: Path) -> Path:
 
 def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterator[Path]:
     """Skill folders under ``root``, breadth-first, each real folder visited once."""
+    real_root = os.path.realpath(root)
+    yield from _breadth_first(deque([(root, 0)]), set(), real_root, max_depth, warnings)
+
+
+def _breadth_first(
+    queue: deque[tuple[Path, int]],
+    visited: set[str],
+    real_root: str,
+    max_depth: int,
+    warnings: list[RegistryWarning],
+    boundary: str = "the root",
+) -> Iterator[Path]:
+    """The folders holding a SKILL.md reached from ``queue`` (``(folder, depth)`` pairs),
+    in breadth-first order: each real folder once, none entered below a skill folder or
+    deeper than ``max_depth``, symlinks followed only while inside ``real_root``."""
     from skillkit_core.manifest.parse import find_skill_md
 
-    real_root = os.path.realpath(root)
-    visited: set[str] = set()
-    queue: deque[tuple[Path, int]] = deque([(root, 0)])
     while queue:
         folder, depth = queue.popleft()
         real = os.path.realpath(folder)
@@ -270,9 +282,8 @@ def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterat
         visited.add(real)
         if find_skill_md(folder) is not None:
             yield folder
-            continue
-        if depth < max_depth:
-            children = _subfolders(folder, real_root, warnings)
+        elif depth < max_depth:
+            children = _subfolders(folder, real_root, warnings, boundary=boundary)
             queue.extend((child, depth + 1) for child in children)
 
 
@@ -318,8 +329,6 @@ def _nested_folders(
     and leaves out the skill's own material: its hidden names and the Agent Skills spec's
     ``scripts/``, ``references/`` and ``assets/`` (:data:`_MATERIAL_FOLDERS`).
     """
-    from skillkit_core.manifest.parse import find_skill_md
-
     real_root = str(enclosing.root_dir)
     left_out = _MATERIAL_FOLDERS | enclosing.hidden
     where = f"skill '{enclosing.name}'"
@@ -327,18 +336,7 @@ def _nested_folders(
     queue: deque[tuple[Path, int]] = deque(
         (child, 1) for child in top if child.name not in left_out and max_depth >= 1
     )
-    visited = {real_root}
-    while queue:
-        folder, depth = queue.popleft()
-        real = os.path.realpath(folder)
-        if real in visited:
-            continue
-        visited.add(real)
-        if find_skill_md(folder) is not None:
-            yield folder
-        elif depth < max_depth:
-            children = _subfolders(folder, real_root, warnings, boundary=where)
-            queue.extend((child, depth + 1) for child in children)
+    yield from _breadth_first(queue, {real_root}, real_root, max_depth, warnings, where)
 
 
 def _skill_path(folder: Path, root: Path, record: SkillRecord) -> tuple[str, ...]:

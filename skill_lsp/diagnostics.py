@@ -129,7 +129,7 @@ class DiagnosticsHub:
             if d.range is None or (d.rule, d.range.line, d.severity) not in said
         ]
         raw = [*syntax, *semantic]
-        result = self.filter([d for d in raw if _about(d, snapshot)], snapshot)
+        result = _capped(self.filter([d for d in raw if _about(d, snapshot)], snapshot))
         snapshot._cache["findings"] = (key, result)
         return result
 
@@ -452,6 +452,23 @@ def _plain_snapshot(path: str, uri: str, codec: Any) -> Snapshot | None:
         lines=split_lines(text),
         codec=codec,
     )
+
+
+def _capped(findings: list[LintDiagnostic]) -> list[LintDiagnostic]:
+    """At most ``MAX_PER_RULE`` findings of a rule per document, as ``skillkit check``
+    shows them, the last of them followed by one saying how many more there are (a line
+    of thousands of broken links would otherwise send thousands of diagnostics)."""
+    from skillkit_core.lint.capping import shown
+
+    kept, capped = shown(findings)
+    if not capped:
+        return kept
+    last = {d.rule: d for d in kept}
+    for item in capped:
+        at = last[item.rule]
+        note = f"… and {item.more} more [{item.rule}] in this file"  # as check's text says
+        kept.append(at._replace(severity="info", message=note, fix=None, suggestions=()))
+    return kept
 
 
 def _about(finding: LintDiagnostic, snapshot: Snapshot) -> bool:

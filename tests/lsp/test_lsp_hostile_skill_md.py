@@ -204,6 +204,7 @@ async def test_a_typo_pasted_forty_thousand_times_is_reported_a_bounded_number_o
     client: LanguageClient,
 ) -> None:
     from skill_lsp.skill_md_symbols import MAX_MISSPELT, MISSPELT_RULE
+    from skillkit_core.lint.capping import MAX_PER_RULE
 
     folder = client.root / "hostile-typos"
     folder.mkdir(exist_ok=True)
@@ -213,8 +214,14 @@ async def test_a_typo_pasted_forty_thousand_times_is_reported_a_bounded_number_o
     uri = open_file(client, path, text)
     await wait_for_codes(client, uri, {MISSPELT_RULE}, timeout=ANSWER_WITHIN)
     found = [d for d in client.diagnostics[uri] if d.code == MISSPELT_RULE]
-    assert len(found) == MAX_MISSPELT
+    # Found at most MAX_MISSPELT times, shown as skillkit check shows a rule's findings in
+    # a file: the first MAX_PER_RULE, then one saying how many more there are.
+    assert len(found) == MAX_PER_RULE + 1
     assert [d.range.start.character for d in found[:2]] == [1, 11]
+    assert found[-1].message == (
+        f"… and {MAX_MISSPELT - MAX_PER_RULE} more [{MISSPELT_RULE}] in this file"
+    )
+    assert found[-1].severity == types.DiagnosticSeverity.Information
 
 
 @pytest.mark.parametrize(("kind", "eol"), [("lone-cr", "\r"), ("crlf", "\r\n"), ("lf", "\n")])

@@ -22,13 +22,10 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.lint.rule import Rule
-from skillkit_core.manifest.arguments import argument_index
+from skillkit_core.manifest.arguments import ALL, NAME, Placeholder, placeholders
 from skillkit_core.manifest.folder import SkillFolder
 
-# What Claude Code replaces (its argumentSubstitution: ``\$(\d+)(?!\w)``,
-# ``\$ARGUMENTS\[(\d+)\]``, ``$ARGUMENTS``, and ``\$name(?![\[\w])`` for declared names).
-_POSITIONAL = re.compile(r"\$(\d+)(?!\w)|\$ARGUMENTS(?:\[(\d+)\])?")
-_NAMED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?![\[\w])")
+# What Claude Code replaces is the core's placeholders() (manifest.arguments).
 # A placeholder outside code: the skill takes arguments.
 _PROSE_PLACEHOLDER = re.compile(r"\$(?:\d+(?!\w)|ARGUMENTS)")
 # Lines whose ``$N`` belongs to a program of their own, not to the skill's arguments.
@@ -112,47 +109,44 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             if "$" not in text:
                 continue
             own_program = bool(_OWN_PROGRAM.search(text))
-            for match in _POSITIONAL.finditer(text):
-                written = match.group(0)
-                index = match.group(1) or match.group(2)
-                is_whole = written == "$ARGUMENTS"
+            for found in placeholders(text, names):
+                if found.kind == NAME:
+                    if found.index is None or found.name not in own_names:
+                        continue
+                    becomes = f"argument {found.index + 1} ('{found.name}' in 'arguments')"
+                    yield _diagnostic(folder, line, text, found, becomes, None)
+                    continue
+                is_whole = found.kind == ALL
                 if takes_arguments:
                     mine = (
                         "ARGUMENTS" in own_names
                         if is_whole
                         else own_program or offset in in_function
                     )
-                    if not mine or written.startswith("$ARGUMENTS["):
+                    if not mine or found.written.startswith("$ARGUMENTS["):
                         continue
                 becomes = (
                     "the argument text as typed"
                     if is_whole
-                    else f"argument {argument_index(index) + 1} "
+                    else f"argument {found.index + 1} "
                     "(nothing when the skill is invoked without it)"
                 )
-                braced = _braced(text, written, None if is_whole else index)
-                yield _diagnostic(folder, line, match, written, becomes, braced)
-            for match in _NAMED.finditer(text):
-                name = match.group(1)
-                if name not in names or name not in own_names:
-                    continue
-                written = match.group(0)
-                becomes = f"argument {names.index(name) + 1} ('{name}' in 'arguments')"
-                braced = _braced(text, written, None)
-                yield _diagnostic(folder, line, match, written, becomes, braced)
+                digits = None if is_whole else found.written.strip("$ARGUMENTS[]")
+                yield _diagnostic(folder, line, text, found, becomes, digits)
 
 
 def _diagnostic(
     folder: SkillFolder,
     line: int,
-    match: re.Match[str],
-    written: str,
+    text: str,
+    found: Placeholder,
     becomes: str,
-    braced: tuple[str, str],
+    digits: str | None,
 ) -> LintDiagnostic:
-    new, reader = braced
-    where = SourceRange(line, match.start(), line, match.end())
-    found = RULE.diagnostic(
+    written = found.written
+    new, reader = _braced(text, written, digits)
+    where = SourceRange(line, found.start, line, found.end)
+    diagnostic = RULE.diagnostic(
         f"Claude Code replaces '{written}' in this code block with {becomes} before the "
         f"agent reads it; write '{new}' ({reader} reads it as '{written}'; Claude Code "
         "leaves it alone)",
@@ -162,7 +156,7 @@ def _diagnostic(
     # A suggestion, not a safe fix: the braced form may mean something else in the
     # block's language (a JavaScript replacement string reads only '$1').
     fix = Fix(f"Write '{new}' (Claude Code leaves it alone)", (TextEdit(where, new),))
-    return found._replace(suggestions=(fix,))
+    return diagnostic._replace(suggestions=(fix,))
 
 
 RULE = Rule(

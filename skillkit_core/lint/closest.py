@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
-def closest_name(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate ``name`` was most likely meant to be (None when nothing is close)."""
+def closest_name(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The candidate ``name`` was most likely meant to be (None when nothing is at least
+    ``cutoff`` alike, by difflib's ratio)."""
     import difflib
 
-    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=cutoff)
     return matches[0] if matches else None

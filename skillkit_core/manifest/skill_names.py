@@ -113,7 +113,7 @@ def find_misspelt_invocations(text: str, names: Iterable[str]) -> list[Misspelt]
     """Every ``/name`` in ``text`` that names none of ``names`` but is very close to one
     of them (a typo of an invocation: the host would not find the skill). URLs are
     skipped; paths (``/usr/bin``) are not invocations."""
-    import difflib
+    from skillkit_core.lint.closest import closest_name
 
     known = sorted({name for name in names if name})
     if not known or "/" not in text:
@@ -132,8 +132,8 @@ def find_misspelt_invocations(text: str, names: Iterable[str]) -> list[Misspelt]
             written = match.group(1)
             if written in known:
                 continue
-            close = difflib.get_close_matches(written, known, n=1, cutoff=MISSPELT_CUTOFF)
-            if close:
+            meant = closest_name(written, known, MISSPELT_CUTOFF)
+            if meant is not None:
                 where = SourceRange(number, match.start(1), number, match.end(1))
-                found.append(Misspelt(written, where, close[0]))
+                found.append(Misspelt(written, where, meant))
     return found

@@ -63,7 +63,7 @@ def execute(
         return USAGE_ERROR
     run = outcome.run
     if output_format == "text":
-        console = _text_console(hosts, formats)
+        console = _text_console(hosts)
         if fix:
             fixes, files = outcome.fixes_applied, len(outcome.files_fixed)
             console.print(
@@ -82,7 +82,7 @@ def execute(
     return run.exit_code
 
 
-def _text_console(hosts: bool, formats: Any) -> Any:
+def _text_console(hosts: bool) -> Any:
     """rich on a terminal (colours) and for the hosts table; plain text otherwise, which
     prints the same characters without rich's import (a fifth of a one-folder check)."""
     import os
@@ -93,7 +93,9 @@ def _text_console(hosts: bool, formats: Any) -> Any:
         from rich.console import Console
 
         return Console(highlight=False, soft_wrap=True)
-    return formats.PlainConsole()
+    from skillkit_core.lint.format import PlainConsole
+
+    return PlainConsole()
 
 
 # The long options of ``skillkit check``: the parameter of :func:`execute` each sets, and

@@ -287,14 +287,16 @@ def test_diagnostic_appears_in_the_problems_panel(page: Any, shots: Path) -> Non
 def test_hover_on_a_step_shows_its_rendered_prompt(page: Any, shots: Path) -> None:
     # Selecting the problem reveals line 53 in the editor, and the `choose` step above it.
     problem = page.locator(".markers-panel .monaco-list-row", has_text="unknown-step").first
-    problem.click(position=MESSAGE_SPOT)
     step = page.locator(".editor-instance .view-lines span span", has_text='"choose"').first
     hover = page.locator(".monaco-hover:not(.hidden)", has_text="<ask-user")
     with _shot_on_failure(page, shots, "hover"):
         for attempt in range(6):
-            page.mouse.move(5, 450)
-            step.hover()
             try:
+                # On a loaded machine the first click may not reveal the line yet: each
+                # attempt selects the problem again before hovering the step.
+                problem.click(position=MESSAGE_SPOT, timeout=10_000)
+                page.mouse.move(5, 450)
+                step.hover(timeout=10_000)
                 hover.first.wait_for(timeout=5_000)
                 break
             except sync_api.TimeoutError:

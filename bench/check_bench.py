@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/check_bench.py [--folders 200] [--runs 5]
         [--corpus ../shared/corpus] [--skill obra+superpowers/skills/brainstorming]
+        [--install wheel|current] [--venv DIR]
 
 Three cases, each run by both linters as a fresh process (their own start-up included),
 ``--runs`` times, interleaved; the median wall time is reported with the ratio to agnix
@@ -14,12 +15,23 @@ from the same run:
 ``agnix`` (a Rust linter for agent configurations, on PyPI) is not a dependency of this
 project: install it into a throwaway environment (``python3 -m venv /tmp/agnix &&
 /tmp/agnix/bin/pip install agnix``) and point the ``AGNIX`` environment variable at its
-binary; without it only our figures are printed. ``skillkit`` is the console script beside
-this interpreter (``-m skillkit_core`` where there is none), run with bytecode writing
-allowed and once before timing, as an installed copy runs. The in-process time of the
-core function on the generated folders is reported too (it forks its helpers as the
-command does, with its imports warm), to separate the linter's own cost from interpreter
-start-up and imports; ``python -c pass`` is the interpreter's own start.
+binary; without it only our figures are printed.
+
+What is timed is what users run: with ``--install wheel`` (the default) this tree is
+built into a wheel (from a copy of its package folders, so nothing left in ``build/``
+slips in) and installed, with its dependencies from the package index, into a venv of
+this interpreter's Python that the bench creates (``--venv``, default
+``$XDG_CACHE_HOME/skillkit-bench/venv-<python and dependencies digest>``) and reuses,
+reinstalling the wheel only when the sources changed; its ``skillkit`` console script is
+timed. A development checkout's editable install imports pathlib, typing and more while
+``site`` starts (setuptools' editable finder: ``python -c pass`` takes twice as long),
+whether the command needs them or not: ``--install current`` times the console script
+beside this interpreter all the same (``-m skillkit_core`` where there is none). Either way
+each command runs with bytecode writing allowed and once before timing, as an installed
+copy runs. The in-process time of the core function on the generated folders is reported
+too (this interpreter's copy; it forks its helpers as the command does, with its imports
+warm), to separate the linter's own cost from interpreter start-up and imports;
+``python -c pass`` (the timed install's interpreter) is the interpreter's own start.
 
 The figures depend on the interpreter: a CPython built without PGO and LTO (pyenv's
 default build) runs the same command about a tenth slower than a distribution's
@@ -29,6 +41,7 @@ optimised build. Run this file with another environment's Python to compare.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shlex
 import shutil
@@ -40,6 +53,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+# What the wheel is built from (the package folders are copied without bytecode).
+WHEEL_SOURCES = ("skillkit_core", "skill_lsp", "pyproject.toml", "README.md", "LICENSE")
 DESCRIPTION = "Extract text and tables from PDF files. Use when the user sends a PDF."
 
 
@@ -106,28 +122,113 @@ def find_agnix() -> str | None:
     return os.environ.get("AGNIX") or shutil.which("agnix")
 
 
-def skillkit_command(given: str | None = None) -> list[str]:
+class Install:
+    """The ``skillkit`` command to time, its interpreter, and what it is (for the report)."""
+
+    def __init__(self, command: list[str], python: str, what: str) -> None:
+        self.command = command
+        self.python = python
+        self.what = what
+
+
+def current_install(given: str | None = None) -> Install:
     """``given`` (split like a shell), else the console script beside this interpreter
-    (what a user runs), else ``-m``."""
+    (``-m`` where there is none)."""
     if given:
-        return shlex.split(given)
+        return Install(shlex.split(given), sys.executable, f"the command {given!r}")
     script = Path(sys.executable).with_name("skillkit")
     if script.is_file():
-        return [str(script)]
-    return [sys.executable, "-m", "skillkit_core"]
+        return Install([str(script)], sys.executable, f"the console script {script}")
+    return Install([sys.executable, "-m", "skillkit_core"], sys.executable, "-m skillkit_core")
+
+
+def wheel_install(venv: Path | None) -> Install:
+    """This tree's wheel installed in a venv of this interpreter's Python (made, or
+    brought up to date, now)."""
+    sources = _sources_digest()
+    venv = venv or _default_venv()
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        print(f"creating {venv} (once: the wheel's dependencies come from the index)")
+        _run([sys.executable, "-m", "venv", str(venv)])
+    marker = venv / "skillkit-bench-sources"
+    installed = marker.read_text() if marker.is_file() else ""
+    if installed != sources:
+        with tempfile.TemporaryDirectory() as temp:
+            wheel = _build_wheel(python, Path(temp))
+            _run(
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--force-reinstall",
+                    *(["--no-deps"] if installed else []),
+                    str(wheel),
+                ]
+            )
+        marker.write_text(sources)
+    script = venv / "bin" / "skillkit"
+    what = f"a wheel of this tree (sources {sources[:12]}) installed in {venv}"
+    return Install([str(script)], str(python), what)
+
+
+def _default_venv() -> Path:
+    """A cache folder per Python and dependency list (so a new dependency makes a new
+    venv, never a stale one)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    key = hashlib.sha256(sys.version.encode() + sys.base_prefix.encode() + pyproject)
+    return Path(base, "skillkit-bench", f"venv-{key.hexdigest()[:16]}")
+
+
+def _sources_files() -> list[Path]:
+    files: list[Path] = []
+    for name in WHEEL_SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            files += sorted(
+                p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            )
+        elif path.is_file():
+            files.append(path)
+    return files
+
+
+def _sources_digest() -> str:
+    digest = hashlib.sha256()
+    for path in _sources_files():
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _build_wheel(python: Path, temp: Path) -> Path:
+    source = temp / "source"
+    for path in _sources_files():
+        target = source / path.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    _run([str(python), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(temp), str(source)])
+    return next(temp.glob("*.whl"))
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{shlex.join(command)} failed:\n{done.stdout}{done.stderr}")
 
 
 def compare(
-    title: str, target: str, args: argparse.Namespace, agnix: str | None, goal: float
+    title: str, target: str, install: Install, agnix: str | None, goal: float, runs: int
 ) -> None:
     """Time ``skillkit check`` and ``agnix`` on ``target``; print medians and the ratio."""
-    skillkit = skillkit_command(args.skillkit)
-    commands = {"skillkit check --format json": [*skillkit, "check", target]}
+    commands = {"skillkit check --format json": [*install.command, "check", target]}
     commands["skillkit check --format json"] += ["--format", "json"]
     if agnix is not None:
         commands["agnix --format json"] = [agnix, target, "--format", "json"]
     print(f"{title}: {target}")
-    report(timed(commands, args.runs), agnix, goal)
+    report(timed(commands, runs), agnix, goal)
 
 
 def report(results: dict[str, list[float]], agnix: str | None, goal: float) -> None:
@@ -154,15 +255,29 @@ def main() -> None:
         help="one skill folder, relative to --corpus",
     )
     parser.add_argument(
+        "--install",
+        choices=("wheel", "current"),
+        default="wheel",
+        help="wheel: this tree's wheel in a venv the bench makes (what users run); "
+        "current: the console script beside this interpreter (an editable install "
+        "imports more at start)",
+    )
+    parser.add_argument("--venv", type=Path, help="the venv for --install wheel")
+    parser.add_argument(
         "--skillkit",
         help="the command to time as skillkit (say, another checkout's "
-        "'python -m skillkit_core'); default: the console script beside this interpreter",
+        "'python -m skillkit_core'); overrides --install",
     )
     args = parser.parse_args()
     agnix = find_agnix()
-    print(f"interpreter: {sys.executable}; skillkit: {' '.join(skillkit_command(args.skillkit))}")
+    if args.skillkit or args.install == "current":
+        install = current_install(args.skillkit)
+    else:
+        install = wheel_install(args.venv)
+    print(f"timed: {install.what}")
+    print(f"interpreter: {install.python}; skillkit: {shlex.join(install.command)}")
     print(f"agnix: {agnix or 'not found'}; {args.runs} runs each: median (min) wall time")
-    start = timed({"python -c pass": [sys.executable, "-c", "pass"]}, args.runs)
+    start = timed({"python -c pass": [install.python, "-c", "pass"]}, args.runs)
     print(f"  {'python -c pass':32s} {statistics.median(start['python -c pass']):7.3f} s")
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp) / "skills"
@@ -172,13 +287,15 @@ def main() -> None:
         check_paths([str(root)])  # warm the imports once
         inside = timed_call(lambda: check_paths([str(root)]), args.runs)
         print(f"  {'check_paths() in process':32s} {statistics.median(inside):7.3f} s")
-        compare(f"{args.folders} generated SKILL.md folders", str(root), args, agnix, 2)
+        compare(
+            f"{args.folders} generated SKILL.md folders", str(root), install, agnix, 2, args.runs
+        )
     corpus = Path(args.corpus)
     if not corpus.is_dir():
         print(f"corpus: {corpus} is not a folder; skipped")
         return
-    compare("the corpus as one root", str(corpus), args, agnix, 1)
-    compare("one skill folder of it", str(corpus / args.skill), args, agnix, 3)
+    compare("the corpus as one root", str(corpus), install, agnix, 1, args.runs)
+    compare("one skill folder of it", str(corpus / args.skill), install, agnix, 3, args.runs)
 
 
 if __name__ == "__main__":

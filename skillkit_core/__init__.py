@@ -6,7 +6,10 @@ Names are imported lazily so that a built ``scripts/run`` pays only for what it 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS = {
     "skill": "skillkit_core.builder.skill",

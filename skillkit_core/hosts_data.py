@@ -30,7 +30,9 @@ Keys of an entry:
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 READ_ON = "2026-11-25"
 

@@ -3,14 +3,15 @@ each message at most :data:`MAX_MESSAGE` characters long, and how many were left
 
 Every output format of ``skillkit check`` shows :func:`shown`'s findings, so a file with
 thousands of findings (a line of thousands of broken links) prints a report of bounded
-size. Like every module defining the SKILL.md check's named tuples, this one does without
-``from __future__ import annotations`` (see :mod:`skillkit_core.lint.diagnostic`).
+size.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.safe_text import shorten
 
 # Findings of one rule shown per file; the rest are counted ("… and N more").

@@ -13,11 +13,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from skillkit_core.errors import SkillkitError
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from skillkit_core.lint.parallel import Helpers, Work
 
 USAGE_ERROR = 2

@@ -1,14 +1,16 @@
 """Lint one SKILL.md folder: run every manifest rule, honour suppressions, judge hosts."""
 
+from __future__ import annotations
+
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.compat import HostVerdict, host_verdicts
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
+from skillkit_core.named_tuple import NamedTuple
 
 # The finding for a file or folder that cannot be read (no rule of the registry makes it:
 # it says what was not checked; ``skillkit check`` also uses it for its paths).

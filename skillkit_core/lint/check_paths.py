@@ -8,22 +8,28 @@ one entry to :data:`CHECKERS` (and, for directory walks, filling in
 :func:`find_workflow_files`).
 """
 
+from __future__ import annotations
+
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.check_folder import UNREADABLE, FolderReport, check_folder
 from skillkit_core.lint.config import LintConfig
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.manifest.compat import Consumer, HostVerdict
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     from skillkit_core.lint.parallel import Helpers, Work
 
-TargetKind = Literal["manifest", "workflow"]
+    TargetKind = Literal["manifest", "workflow"]
 # Findings about the command line's paths rather than a skill (no rule of the registry
 # makes them; configuration does not filter them).
 NO_SKILL = "no-skill"
@@ -261,7 +267,7 @@ def check_targets(
     *,
     workers: int | None = None,
     hosts: bool = True,
-    helpers: "Helpers | None" = None,
+    helpers: Helpers | None = None,
     problems: Sequence[LintDiagnostic] = (),
 ) -> CheckRun:
     """Check every target and apply ``config`` (select/ignore/severity); ``problems``
@@ -298,7 +304,7 @@ def _configured(config: LintConfig, diagnostics: list[LintDiagnostic]) -> list[L
 
 
 def _reports(
-    targets: list[Target], workers: int | None, hosts: bool, helpers: "Helpers | None"
+    targets: list[Target], workers: int | None, hosts: bool, helpers: Helpers | None
 ) -> list[TargetReport]:
     """Each target's report, in order; SKILL.md folders in forked processes when many."""
     folders = [target for target in targets if target.kind == "manifest"]
@@ -331,7 +337,7 @@ def _reports(
     ]
 
 
-def prepare_folder_work() -> "Work":
+def prepare_folder_work() -> Work:
     """Import what checking SKILL.md folders needs and return the work function for
     :class:`~skillkit_core.lint.parallel.Helpers` that :func:`check_targets` shares
     folders with (its payload: the hosts flag and the folder paths)."""
@@ -429,7 +435,7 @@ def run_check(
     config_file: Path | None = None,
     max_fix_passes: int = 3,
     hosts: bool = True,
-    helpers: "Helpers | None" = None,
+    helpers: Helpers | None = None,
 ) -> CheckOutcome:
     """Everything ``skillkit check`` does below the command line.
 

@@ -11,10 +11,10 @@ import os
 import re
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from skillkit_core.lint.load_worker import EntryReport
 

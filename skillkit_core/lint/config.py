@@ -8,15 +8,23 @@ Recognised keys (others in the table belong to other commands and are left alone
 - ``severity``: a table mapping rule ids to ``error``, ``warning`` or ``info``.
 """
 
+from __future__ import annotations
+
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
 
 from skillkit_core.errors import UsageError
-from skillkit_core.lint.diagnostic import LintDiagnostic, Severity
+from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from skillkit_core.lint.diagnostic import Severity
 
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 

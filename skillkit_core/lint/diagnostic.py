@@ -4,14 +4,20 @@ These are named tuples, not dataclasses: ``skillkit check`` creates them by the 
 in a process that must start fast, and a named tuple class costs a fraction of a
 dataclass to define (and importing ``dataclasses`` pulls in ``inspect``). They are
 immutable; derive a changed copy with ``value._replace(field=...)``. Like every module
-defining the SKILL.md check's named tuples, this one does without ``from __future__ import
-annotations``: ``typing.NamedTuple`` compiles each string annotation when the class is made,
-at every start of ``skillkit check`` (a test in ``tests/cli/test_entry.py`` keeps it so).
+``skillkit check`` imports, this one takes ``NamedTuple`` from
+:mod:`skillkit_core.named_tuple` and imports nothing from :mod:`typing` at run time (tests
+in ``tests/cli/test_entry.py`` keep it so).
 """
 
-from typing import Literal, NamedTuple
+from __future__ import annotations
 
-Severity = Literal["error", "warning", "info"]
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Severity = Literal["error", "warning", "info"]
 
 
 class SourceRange(NamedTuple):

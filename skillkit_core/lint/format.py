@@ -19,14 +19,17 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from skillkit_core.lint.capping import Capped, shown
 from skillkit_core.lint.check_paths import CheckRun
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.safe_text import escape_controls, escape_json_controls
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from rich.console import Console
 
 FORMATS = ("text", "json", "sarif", "github")

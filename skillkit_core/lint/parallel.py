@@ -23,14 +23,25 @@ does not deliver (it failed, was killed, or met an error in an item) is done aga
 calling process, so an error surfaces exactly as it would without forking.
 """
 
+from __future__ import annotations
+
 import marshal
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, NamedTuple, TypeVar
 
-Item = TypeVar("Item")
-Result = TypeVar("Result")
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    Item = TypeVar("Item")
+    Result = TypeVar("Result")
+
+    Work = Callable[[Any, int], Any]
+    """What a helper does with one item: ``work(payload, index)`` returns the plain result
+    for item ``index`` of the job whose ``payload`` the caller sent."""
 
 # Fewer items than this are checked in one process: a fork and the transfer of results
 # cost more than checking a handful of folders.
@@ -46,10 +57,6 @@ _TICKET_BYTES = 2
 # Every ticket must fit in the pipe before anyone reads: a pipe holds at least a page.
 _MAX_TICKETS = 4096 // _TICKET_BYTES
 _NOT_DONE = object()
-
-Work = Callable[[Any, int], Any]
-"""What a helper does with one item: ``work(payload, index)`` returns the plain result
-for item ``index`` of the job whose ``payload`` the caller sent."""
 
 
 def worker_count(items: int) -> int:
@@ -77,13 +84,13 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-class Codec(NamedTuple, Generic[Item, Result]):
+class Codec(NamedTuple):
     """How a result crosses the pipe: ``encode`` makes it plain data for ``marshal``
     (tuples, lists, dicts, strings, numbers, ``None``); ``decode`` rebuilds it from that
     data and the item it belongs to."""
 
-    encode: Callable[[Result], Any]
-    decode: Callable[[Item, Any], Result]
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any, Any], Any]
 
 
 def _as_is(result: Any) -> Any:
@@ -94,7 +101,7 @@ def _decoded_as_is(item: Any, plain: Any) -> Any:
     return plain
 
 
-PLAIN: Codec[Any, Any] = Codec(_as_is, _decoded_as_is)
+PLAIN = Codec(_as_is, _decoded_as_is)
 """For results that are plain data already."""
 
 
@@ -102,7 +109,7 @@ def map_forked(
     function: Callable[[Item], Result],
     items: Sequence[Item],
     workers: int,
-    codec: Codec[Item, Result] = PLAIN,
+    codec: Codec = PLAIN,
 ) -> list[Result]:
     """``[function(item) for item in items]``, computed by ``workers`` processes.
 
@@ -144,7 +151,7 @@ class Helpers:
         self._tickets = tickets
 
     @classmethod
-    def start(cls, load: Callable[[], Work], count: int) -> "Helpers":
+    def start(cls, load: Callable[[], Work], count: int) -> Helpers:
         """Fork up to ``count`` helpers; each calls ``load`` at once to get its work
         function, then waits for a job."""
         if count < 1 or not can_fork():

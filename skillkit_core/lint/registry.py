@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from skillkit_core.errors import UsageError
-from skillkit_core.lint.rule import Rule, RuleTarget
+from skillkit_core.lint.rule import Rule
 from skillkit_core.lint.rules import (
     manifest_allowed_tools_broad,
     manifest_allowed_tools_unknown,
@@ -45,6 +45,10 @@ from skillkit_core.lint.rules import (
     manifest_yaml_not_strict,
     manifest_yaml_typed_scalar,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillkit_core.lint.rule import RuleTarget
 
 MANIFEST_RULES: tuple[Rule, ...] = (
     # SKILL.md: the Agent Skills specification

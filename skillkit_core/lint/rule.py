@@ -9,15 +9,22 @@ of the rule's own diagnostics; ``suggest`` the fixes that may change the skill's
 for a person to choose from (``--fix`` never applies them); the driver attaches both.
 """
 
-from collections.abc import Callable, Iterable
-from typing import Any, Literal, NamedTuple
+from __future__ import annotations
 
-from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, Severity, SourceRange
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
+from skillkit_core.named_tuple import NamedTuple
 
-RuleTarget = Literal["manifest", "workflow"]
-CheckFunction = Callable[[Any], Iterable[LintDiagnostic]]
-FixFunction = Callable[[Any, LintDiagnostic], Fix | None]
-SuggestFunction = Callable[[Any, LintDiagnostic], tuple[Fix, ...]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Literal
+
+    from skillkit_core.lint.diagnostic import Severity
+
+    RuleTarget = Literal["manifest", "workflow"]
+    CheckFunction = Callable[[Any], Iterable[LintDiagnostic]]
+    FixFunction = Callable[[Any, LintDiagnostic], Fix | None]
+    SuggestFunction = Callable[[Any, LintDiagnostic], tuple[Fix, ...]]
 
 
 class Rule(NamedTuple):

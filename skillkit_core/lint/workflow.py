@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, Severity, SourceRange, TextEdit
+from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.lint.python_source import (
     CallableSource,
     SourceFiles,
@@ -31,6 +31,7 @@ from skillkit_core.lint.python_source import (
 if TYPE_CHECKING:
     from skillkit_core.definitions import AnyDefinition, SkillDefinition, StepDefinition
     from skillkit_core.engine.graph import SkillGraph
+    from skillkit_core.lint.diagnostic import Severity
     from skillkit_core.lint.rule import Rule
     from skillkit_core.source.model import (
         ActCall,

@@ -16,10 +16,11 @@ The patterns are those the ``argument-in-code`` rule reports (Claude Code's own:
 for declared names).
 """
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each string
-# annotation of Placeholder when the class is made, on every ``skillkit check`` start.
+from __future__ import annotations
+
 import re
-from typing import NamedTuple
+
+from skillkit_core.named_tuple import NamedTuple
 
 ALL = "all"  # $ARGUMENTS
 INDEX = "index"  # $N or $ARGUMENTS[N]

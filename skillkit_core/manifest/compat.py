@@ -10,8 +10,9 @@ Verdicts are computed from the lint diagnostics of the folder plus the parsed SK
 so they never disagree with what ``skillkit check`` reports.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.manifest.folder import SkillFolder
@@ -21,6 +22,7 @@ from skillkit_core.manifest.spec import (
     NAME_MAX,
     SPEC_KEYS,
 )
+from skillkit_core.named_tuple import NamedTuple
 
 
 class Consumer(NamedTuple):

@@ -2,12 +2,13 @@
 views of the folder (its files, scripts, body scan), each computed once per check.
 """
 
+from __future__ import annotations
+
 import os
 import posixpath
 import stat
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.markdown import (
@@ -27,6 +28,11 @@ from skillkit_core.manifest.parse import (
     read_regular_file,
     read_skill_md,
 )
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Listing a folder stops after this many files (a skill folder is small; a mistaken
 # target such as a home directory must not hang the check).

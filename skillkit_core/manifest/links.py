@@ -1,9 +1,12 @@
 """Turning link targets and file mentions of a SKILL.md into paths inside the skill."""
 
+from __future__ import annotations
+
 import re
 from functools import lru_cache
-from typing import NamedTuple
 from urllib.parse import unquote
+
+from skillkit_core.named_tuple import NamedTuple
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ROOT_PREFIX = re.compile(r"^(?:\{baseDir\}|\$\{?CLAUDE_SKILL_DIR\}?)/")

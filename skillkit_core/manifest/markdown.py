@@ -9,11 +9,13 @@ again from the next (a bracketed text holds no unbalanced bracket, a bare link t
 position lies in a code span or a link is a binary search, not a walk over every span.
 """
 
+from __future__ import annotations
+
 import re
 from bisect import bisect_right
-from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.named_tuple import NamedTuple
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
@@ -228,10 +230,10 @@ def _mentions(
     scan: MarkdownScan,
     text: str,
     line: int,
-    taken: "_Spans",
+    taken: _Spans,
     *,
     fence: str | None = None,
-    code: "_Spans | None" = None,
+    code: _Spans | None = None,
 ) -> None:
     if "/" not in text or not may_mention_paths(text):
         return

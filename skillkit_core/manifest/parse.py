@@ -13,6 +13,8 @@ knows; YAML marks are therefore mapped through their character index, not their 
 PyYAML is imported only when a frontmatter is actually parsed.
 """
 
+from __future__ import annotations
+
 import errno
 import os
 import re
@@ -22,11 +24,15 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     import yaml
 
 SKILL_MD = "SKILL.md"
@@ -70,7 +76,7 @@ class FieldSpan(NamedTuple):
     key_range: SourceRange
     value_range: SourceRange
     style: str
-    children: Mapping[str, "FieldSpan"] = _EMPTY
+    children: Mapping[str, FieldSpan] = _EMPTY
     items: tuple[SourceRange, ...] = ()
     scalar: str | None = None
     tag: str = ""
@@ -359,7 +365,7 @@ def _construct(loader: Any, node: Any) -> Any:
 
 
 def _yaml_problem(
-    error: "yaml.YAMLError", offset: int, starts: tuple[int, ...], yaml_text: str
+    error: yaml.YAMLError, offset: int, starts: tuple[int, ...], yaml_text: str
 ) -> ParseProblem:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     index = getattr(mark, "index", None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +122,45 @@ from skillkit_core.entry import main
 sys.argv = ["skillkit", "check", sys.argv[1], "--format", "json"]
 main()
 """
+
+
+def _imported_by_the_command(*args: str) -> set[str]:
+    """Every module ``skillkit ARGS`` imports itself: run without ``site``, whose start
+    (an editable install's finder, above all) would import modules of its own."""
+    path = os.pathsep.join([str(ROOT), *site.getsitepackages()])
+    done = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-m", "skillkit_core", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        cwd=ROOT,
+    )
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+
+
+def _skill_folder(root: Path) -> Path:
+    """A skill folder with a reference and a script, as real ones have."""
+    folder = root / "pdf-tools"
+    (folder / "references").mkdir(parents=True)
+    (folder / "scripts").mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Extract text from PDF files.\n---\n"
+        "# PDF tools\n\nRead [the guide](references/guide.md), then run "
+        "`python scripts/extract.py input.pdf`.\n"
+    )
+    (folder / "references" / "guide.md").write_text("# Guide\n\nSee `scripts/extract.py`.\n")
+    (folder / "scripts" / "extract.py").write_text("#!/usr/bin/env python3\nprint(1)\n")
+    (folder / "scripts" / "extract.py").chmod(0o755)
+    return folder
+
+
+def test_checking_one_skill_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
+    # Every module costs a one-folder check's start (a few times agnix's whole run).
+    folder = str(_skill_folder(tmp_path))
+    loaded = _imported_by_the_command("check", folder, "--format", "json")
+    assert {"yaml", "json", "skillkit_core.lint.registry"} <= loaded  # the imports were seen
+    assert not loaded & {"typing"}
 
 
 def test_checking_skill_md_folders_compiles_no_string_annotations(tmp_path: Path) -> None:

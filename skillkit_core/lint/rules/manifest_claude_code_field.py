@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -11,8 +10,12 @@ from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.parse import FieldSpan
 from skillkit_core.manifest.spec import CONTEXT_VALUES, EFFORT_LEVELS, SHELL_VALUES
 
-# A validator returns a message when the value is wrong, else None.
-Validator = Callable[[Any, FieldSpan], str | None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    # A validator returns a message when the value is wrong, else None.
+    Validator = Callable[[Any, FieldSpan], str | None]
 
 
 def _text(value: Any, span: FieldSpan) -> str | None:

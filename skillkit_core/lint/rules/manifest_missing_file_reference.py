@@ -11,17 +11,17 @@ shows (a heading or a line ending in ':' naming it), and folder-like words in pr
 (``assets/code``).
 """
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each string
-# annotation of _LineFacts when the class is made, on every ``skillkit check`` start.
+from __future__ import annotations
+
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.links import mention_path
 from skillkit_core.manifest.markdown import Mention
+from skillkit_core.named_tuple import NamedTuple
 
 # Fenced blocks whose paths are commands an agent runs in the skill (no info string
 # counts as one too); any other language is code of the user's project.

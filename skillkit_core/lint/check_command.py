@@ -4,8 +4,10 @@ Two parsers feed :func:`execute`: the typer command in ``cli.py`` (for ``--help`
 command list) and :func:`main`, which the console script uses for ``skillkit check``
 itself: importing typer (and the pydantic it pulls in) costs more than checking a few
 hundred skills, and even ``argparse`` (with the ``gettext`` and ``locale`` lookups it makes
-while building a parser) costs as much as checking ten, so :func:`parse_options` uses the
-standard library's ``getopt``. Both accept the same options; a test keeps them in step.
+while building a parser) costs as much as checking ten, so :func:`parse_options` reads the
+words itself, as the standard library's ``getopt.gnu_getopt`` reads long options (whose
+import of ``gettext`` costs a one-folder check a fiftieth). Both parsers accept the same
+options; tests keep them in step, and the reading equal to ``gnu_getopt``'s.
 """
 
 from __future__ import annotations
@@ -122,22 +124,67 @@ def parse_options(argv: Sequence[str]) -> dict[str, Any]:
     ``--name=value``, abbreviated to any unique prefix; ``--`` ends them. Raises
     :class:`SkillkitError` (code ``usage``) for an unknown or malformed option.
     """
-    import getopt
-
-    spec = [f"{name}=" if takes_value else name for name, (_, takes_value) in OPTIONS.items()]
-    try:
-        found, paths = getopt.gnu_getopt(list(argv), "", spec)
-    except getopt.GetoptError as error:
-        raise SkillkitError(str(error), code="usage") from None
+    found, paths = read_words(argv)
     options: dict[str, Any] = {"paths": paths}
-    for flag, value in found:
-        name = flag[2:]
+    for name, value in found:
         parameter, takes_value = OPTIONS[name]
         if name in _REPEATABLE:
             options.setdefault(parameter, []).append(value)
         else:
             options[parameter] = value if takes_value else True
     return options
+
+
+def read_words(argv: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """``argv`` split into options (full name, value; ``""`` for a flag) and other words,
+    the way ``getopt.gnu_getopt(argv, "", spec)`` splits it for :data:`OPTIONS` (same
+    order, same values, same error messages): options anywhere unless the environment
+    sets ``POSIXLY_CORRECT`` (then the first other word ends them), ``--`` ends them, a
+    lone ``-`` is a word, and there are no one-letter options."""
+    import os
+
+    options_first = bool(os.environ.get("POSIXLY_CORRECT"))
+    found: list[tuple[str, str]] = []
+    words: list[str] = []
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        at += 1
+        if word == "--":
+            words += argv[at:]
+            break
+        if word.startswith("--"):
+            written, equals, value = word[2:].partition("=")
+            name, takes_value = _long_option(written)
+            if takes_value and not equals:
+                if at == len(argv):
+                    raise SkillkitError(f"option --{name} requires argument", code="usage")
+                value = argv[at]
+                at += 1
+            elif equals and not takes_value:
+                raise SkillkitError(f"option --{name} must not have an argument", code="usage")
+            found.append((name, value))
+        elif word.startswith("-") and word != "-":
+            raise SkillkitError(f"option -{word[1]} not recognized", code="usage")
+        elif options_first:
+            words += argv[at - 1 :]
+            break
+        else:
+            words.append(word)
+    return found, words
+
+
+def _long_option(written: str) -> tuple[str, bool]:
+    """The option ``--written`` names (exactly, or as the unique prefix of one) and
+    whether it takes a value."""
+    if written in OPTIONS:
+        return written, OPTIONS[written][1]
+    names = [name for name in OPTIONS if name.startswith(written)]
+    if not names:
+        raise SkillkitError(f"option --{written} not recognized", code="usage")
+    if len(names) > 1:
+        raise SkillkitError(f"option --{written} not a unique prefix", code="usage")
+    return names[0], OPTIONS[names[0]][1]
 
 
 def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:

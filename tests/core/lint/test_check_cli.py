@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getopt
 import inspect
 import json
 import os
@@ -10,11 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from skillkit_core.cli import app
 from skillkit_core.errors import SkillkitError
-from skillkit_core.lint.check_command import OPTIONS, parse_options
+from skillkit_core.lint.check_command import OPTIONS, parse_options, read_words
 from tests.core.lint.skillmd_support import make_skill, skill_md
 
 
@@ -159,6 +162,41 @@ def test_fast_parser_reads_options_anywhere_and_refuses_unknown_ones() -> None:
         with pytest.raises(SkillkitError, match=message) as raised:
             parse_options(argv)
         assert raised.value.code == "usage"
+
+
+# Words a command line may hold: options whole, abbreviated, ambiguous and unknown, with
+# and without values, the end-of-options mark, a lone dash, one-letter options, paths.
+_WORDS = st.sampled_from(
+    [
+        *(f"--{name}" for name in OPTIONS),
+        *(f"--{name}=v" for name in OPTIONS),
+        *("--f", "--fo", "--fi", "--s", "--se", "--st", "--i", "--h", "--c", "--fix="),
+        *("--", "-", "-x", "-fx", "--bogus", "--=", "--=x", "---x", "--format=", "--"),
+        *("a", "b/c", "", "json", "x=y", "-"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(argv=st.lists(st.one_of(_WORDS, st.text(max_size=8)), max_size=8), posix=st.booleans())
+def test_fast_parser_reads_words_as_gnu_getopt_does(argv: list[str], posix: bool) -> None:
+    spec = [f"{name}=" if takes_value else name for name, (_, takes_value) in OPTIONS.items()]
+    saved = os.environ.pop("POSIXLY_CORRECT", None)
+    if posix:
+        os.environ["POSIXLY_CORRECT"] = "1"
+    try:
+        try:
+            found, words = getopt.gnu_getopt(argv, "", spec)
+        except getopt.GetoptError as error:
+            with pytest.raises(SkillkitError) as raised:
+                read_words(argv)
+            assert raised.value.message == str(error)
+        else:
+            assert read_words(argv) == ([(flag[2:], value) for flag, value in found], words)
+    finally:
+        os.environ.pop("POSIXLY_CORRECT", None)
+        if saved is not None:
+            os.environ["POSIXLY_CORRECT"] = saved
 
 
 def test_typer_command_and_fast_parser_take_the_same_options(tmp_path: Path) -> None:

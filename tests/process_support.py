@@ -79,3 +79,29 @@ def none_left(marker: str, seconds: float = 10.0) -> bool:
         with contextlib.suppress(OSError):
             os.kill(pid, 9)
     return not left
+
+
+def warm_pids(folder: str | os.PathLike[str]) -> list[int]:
+    """The live warm processes whose sockets are in ``folder`` (each writes its pid into
+    its ``.lock`` file; a pid reused since by another program is left out)."""
+    found = []
+    for entry in os.scandir(folder) if os.path.isdir(folder) else ():
+        if not entry.name.endswith(".lock"):
+            continue
+        try:
+            with open(entry.path, "rb") as stream:
+                pid = int(stream.read().strip() or 0)
+            with open(f"/proc/{pid}/cmdline", "rb") as stream:
+                if b".pyz" not in stream.read():
+                    continue
+        except (OSError, ValueError):
+            continue
+        found.append(pid)
+    return found
+
+
+def end_warm_processes(folder: str | os.PathLike[str]) -> None:
+    """End the warm processes of built skills whose sockets are in ``folder``."""
+    for pid in warm_pids(folder):
+        with contextlib.suppress(OSError):
+            os.kill(pid, 15)

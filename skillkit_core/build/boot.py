@@ -23,11 +23,13 @@ Failures print the protocol's JSON ``error`` result, never a traceback (unless
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import sys
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a warm call imports no typing (see _warm_call)
+    from typing import Any, NoReturn
 
 NATIVE_DIR = "_skillkit_native"
 PURE_MEMBER = "_skillkit_python.zip"
@@ -49,6 +51,8 @@ def run(config: dict[str, Any]) -> NoReturn:
     archive = os.path.dirname(os.path.abspath(__file__))
     # bin/<name>.pyz → the skill folder; scripts/run exports it, a direct call may not.
     os.environ.setdefault("SKILL_DIR", os.path.dirname(os.path.dirname(archive)))
+    argv = sys.argv[1:]
+    warm = _warm_call(config, archive, argv)
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     native = config.get("native") or {}
     native_dirs = []
@@ -61,7 +65,20 @@ def run(config: dict[str, Any]) -> NoReturn:
     python_dir = extracted(archive, config["pure"], PURE_MEMBER)
     import_from([python_dir, *native_dirs], archive)
     if config.get("start") is not None:
-        _precomputed_start(config["start"], sys.argv[1:])
+        _precomputed_start(config, archive, argv, python_dir, warm)
+    definition, main, code_cache = _load_all(config, python_dir)
+    if warm is not None:  # leave a warm process loaded as this one is, for the next call
+        _leave_warm(config, archive, warm, definition, main)
+    code = main(definition, argv, stdout=_out, skill_record=config.get("skill_record"))
+    code_cache.save()
+    finish(code)
+
+
+def _load_all(config: dict[str, Any], python_dir: str) -> tuple[Any, Any, CodeCache]:
+    """Everything a call needs loaded: the skill's definition, the protocol's ``main``
+    and the code cache in use."""
+    import gc
+
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
     code_cache = CodeCache(code_cache_path(python_dir))
@@ -69,26 +86,91 @@ def run(config: dict[str, Any]) -> NoReturn:
     definition, main = _load(config)
     gc.freeze()
     gc.enable()
-    code = main(definition, sys.argv[1:], stdout=_out, skill_record=config.get("skill_record"))
-    code_cache.save()
-    finish(code)
+    return definition, main, code_cache
 
 
-def _precomputed_start(data: dict[str, Any], args: list[str]) -> None:
+def _warm_call(config: dict[str, Any], archive: str, argv: list[str]) -> Any:
+    """Hand this call to a warm process when one serves it (and exit with its code);
+    else this call's warm identity (``None``: no warm process may be used or left). See
+    ``skillkit_core.build.warm``."""
+    try:
+        import _skillkit_warm as warm
+
+        me = warm.identity(config, archive, argv)
+        code = warm.call(me, argv) if me is not None else None
+    except Exception:  # a cold call answers, whatever went wrong here
+        _debug()
+        return None
+    if code is not None:
+        finish(code)
+    return me
+
+
+def _warm_server(config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any) -> Any:
+    """A function that makes this loaded process a warm process's server (for a process
+    of its own: it never returns while it serves), or ``None`` when this process has
+    threads (a fork would copy them stopped)."""
+    import _skillkit_warm as warm
+
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return None
+    record = config.get("skill_record")
+
+    def run_call(argv: list[str]) -> int:
+        sys.argv[1:] = argv
+        return main(definition, argv, stdout=_out, skill_record=record)
+
+    def serve() -> None:
+        from skillkit_core.protocol.runner import preload
+
+        preload(definition)  # what calls would each load again, loaded once here
+        warm.Server(me, archive, run_call, settle, _out.fileno()).serve()
+
+    return serve
+
+
+def _leave_warm(config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any) -> None:
+    """Fork a detached warm process from this loaded one, before this call runs."""
+    import _skillkit_warm as warm
+
+    serve = _warm_server(config, archive, me, definition, main)
+    if serve is not None:
+        _flush_all()
+        warm.detach(serve, (_out.fileno(),))
+
+
+def _precomputed_start(
+    config: dict[str, Any], archive: str, args: list[str], python_dir: str, warm: Any
+) -> None:
     """Serve a plain ``start`` from the result computed at build time, without importing
     the skill (see ``skillkit_core.protocol.precomputed_start``); return when the call
-    needs the full path."""
+    needs the full path. A served start leaves a warm process loading in the background,
+    so that the call after it finds one."""
     if args[:1] not in ([], ["start"]) and not args[0].startswith("--"):
         return
     try:
         from skillkit_core.protocol.precomputed_start import serve
 
-        code = serve(data, args)
+        code = serve(config["start"], args)
     except Exception:  # nothing was printed: the full path answers, or reports the error
         _debug()
         return
-    if code is not None:
-        finish(code)
+    if code is None:
+        return
+    if warm is not None:
+        import _skillkit_warm
+
+        def load_and_serve() -> None:
+            definition, main, code_cache = _load_all(config, python_dir)
+            code_cache.save()
+            serve = _warm_server(config, archive, warm, definition, main)
+            if serve is not None:
+                serve()
+
+        _flush_all()
+        _skillkit_warm.detach(load_and_serve)
+    finish(code)
 
 
 def import_from(folders: list[str], archive: str) -> None:
@@ -140,23 +222,35 @@ class BundleFinder:
 def finish(code: int) -> NoReturn:
     """Exit with ``code`` without the interpreter's teardown of every loaded module (tens
     of milliseconds per call, for nothing: the process ends). What teardown would do that
-    matters still happens: ``atexit`` handlers run and the standard streams are flushed.
-    A non-daemon thread still running gets the ordinary exit, which waits for it."""
+    matters still happens (see :func:`settle`)."""
+    settle(code)
+    os._exit(code if isinstance(code, int) else 1)
+
+
+def settle(code: int) -> None:
+    """What the interpreter's exit does that matters, without its teardown: wait for
+    non-daemon threads, run ``atexit`` handlers, flush the standard streams."""
     threading = sys.modules.get("threading")
     if threading is not None:
         current = threading.current_thread()
-        others = [t for t in threading.enumerate() if t is not current and t.is_alive()]
-        if any(not t.daemon for t in others):
-            sys.exit(code)
+        for thread in threading.enumerate():
+            if thread is not current and not thread.daemon:
+                thread.join()
     import atexit
 
     run_handlers = getattr(atexit, "_run_exitfuncs", None)
     if run_handlers is not None:
         run_handlers()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()  # a closed pipe: nothing left to deliver
-    os._exit(code if isinstance(code, int) else 1)
+    _flush_all()
+
+
+def _flush_all() -> None:
+    for stream in (sys.stdout, sys.stderr, _out):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass  # a closed pipe: nothing left to deliver
 
 
 def _skip_plugin_discovery() -> None:
@@ -253,15 +347,15 @@ class CodeCache:
         self.added = False
         self._exec = builtins.exec
         self._compile = builtins.compile
-        with (
-            contextlib.suppress(OSError, EOFError, ValueError, TypeError),
-            open(path, "rb") as handle,
-        ):
-            data = handle.read()  # one read: marshal.load(handle) reads per object
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()  # one read: marshal.load(handle) reads per object
             if data.startswith(self.header):
                 table = marshal.loads(memoryview(data)[len(self.header) :])
                 if type(table) is dict:
                     self.table = table
+        except (OSError, EOFError, ValueError, TypeError):
+            pass  # no cache yet, or one this Python cannot read: compile as usual
 
     def install(self) -> None:
         """Give ``dataclasses`` and ``typing`` the cached ``exec`` and ``compile``."""
@@ -317,6 +411,8 @@ class CodeCache:
                 handle.write(self.header + marshal.dumps(self.table))
             os.replace(partial, self.path)
         except (OSError, ValueError):  # a read-only cache: the next call compiles again
+            import contextlib
+
             with contextlib.suppress(OSError):
                 os.remove(partial)
 
@@ -439,6 +535,8 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
 
 def _touch(folder: str) -> None:
     """Mark ``folder`` as used, so pruning keeps it (a read-only cache is fine)."""
+    import contextlib  # loaded already on the cold path that unpacks
+
     with contextlib.suppress(OSError):
         os.utime(folder)
 

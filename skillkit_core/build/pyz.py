@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillkit_core.build import boot
+from skillkit_core.build import boot, warm
 from skillkit_core.build.closure import (
     Closure,
     DistFiles,
@@ -138,6 +138,7 @@ def build_pyz(
     members = {
         "__main__.py": _MAIN.format(skill=skill_name, config=repr(config)).encode(),
         "_skillkit_boot.py": Path(boot.__file__).with_suffix(".py").read_bytes(),
+        "_skillkit_warm.py": Path(warm.__file__).with_suffix(".py").read_bytes(),
     }
     members.update(_compile(members, cache))
     members[boot.PURE_MEMBER] = pure_zip
@@ -172,7 +173,8 @@ def _collect(closure: Closure) -> tuple[dict[str, Path], list[DistFiles], list[s
             continue
         for arcname, path in dist.files:
             pure.setdefault(arcname, path)
-    for arcname in [a for a in pure if a.split("/")[0] in ("_skillkit_boot.py", "__main__.py")]:
+    reserved = ("_skillkit_boot.py", "_skillkit_warm.py", "__main__.py")
+    for arcname in [a for a in pure if a.split("/")[0] in reserved]:
         raise BuildError(f"the skill's files may not be named {arcname}; rename it")
     return pure, natives, names
 

@@ -118,6 +118,35 @@ def _topics(definition: Definition, inv: Invocation) -> Reply:
     return text_reply(read_topic(definition, inv.topic, handshake))
 
 
+def preload(definition: Definition) -> None:
+    """Load now what calls of ``definition`` would each load on first use: the modules
+    :func:`dispatch` imports for every command but ``mcp``, and each schema's validator
+    and JSON Schema. For a process that serves many calls from one load (a built skill's
+    warm process, ``skillkit_core.build.warm``); a call behaves the same either way. A
+    schema pydantic refuses is left alone: the call that needs it reports the error."""
+    from skillkit_core.protocol import engines, help, session, stateless, topics  # noqa: F401
+
+    for schema in _schemas(definition):
+        try:
+            schema.json_schema()
+        except Exception:  # reported by the call that uses it
+            continue
+
+
+def _schemas(definition: Definition) -> list[Any]:
+    if not isinstance(definition, SkillDefinition):
+        return []
+    found = [definition.params, definition.final_output, *definition.stores.values()]
+    for step in definition.steps.values():
+        found.append(step.response)
+        declared = step.action.declared if step.action is not None else None
+        if declared is not None:
+            found += [declared.input, declared.output]
+    for sub in definition.subskills:
+        found += _schemas(sub.definition)
+    return [schema for schema in found if schema is not None]
+
+
 def emit(reply: Reply, out: TextIO, err: TextIO) -> int:
     """Write a reply; a closed stdout (the agent stopped reading) is not an error."""
     try:

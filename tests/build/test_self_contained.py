@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -37,6 +38,7 @@ def test_the_pyz_runs_isolated_in_a_fresh_virtualenv(
 ) -> None:
     pyz = built_skills[HELP_DESK] / "bin" / "help-desk.pyz"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SKILLKIT_CACHE_DIR": str(tmp_path)}
+    env["SKILLKIT_WARM_DIR"] = os.environ["SKILLKIT_WARM_DIR"]  # the session's (conftest)
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(

@@ -1,0 +1,543 @@
+"""Warm processes of a built skill, copied into every pyz as ``_skillkit_warm.py``.
+
+A cold call of ``scripts/run`` spends nearly all its time loading (the interpreter,
+pydantic, skillkit's runtime, the skill's module) and a few milliseconds answering. So a
+call that loaded everything leaves a copy of itself behind: a *warm process*, forked after
+loading and before the call runs, detached from the agent's terminal and pipes, listening
+on a Unix socket. A later call connects, hands over its arguments and its three standard
+descriptors (the descriptors themselves, so the answer goes straight into the agent's
+pipes), and the warm process forks a child that runs the call from the state right after
+loading, as a cold process would: nothing one call does is seen by the next. The child
+sends its exit code back; the calling process exits with it, and passes on the signals it
+gets (Ctrl-C, a harness's ``SIGTERM``) to the child.
+
+A warm process serves only calls made in the circumstances of the call that left it: the
+same bundle (its path, file and configuration), interpreter and its options, working
+directory, environment variables and process context (user and groups, umask, resource
+limits, capabilities, no-new-privileges and seccomp state, cgroup, namespaces). All of them
+go into the socket's name, a hash, so a call made elsewhere, for instance from inside a
+sandbox a warm process was not started in, never reaches it: that call loads cold and
+leaves a warm process of its own (which inherits that sandbox). Both ends check that the
+other is this user (``SO_PEERCRED``); sockets live in a private folder
+(``SKILLKIT_WARM_DIR``, else ``$XDG_RUNTIME_DIR/skillkit``, else
+``$TMPDIR/skillkit-<uid>/warm``).
+
+A warm process ends after ``SKILLKIT_WARM_IDLE`` seconds without a call (default
+:data:`IDLE_SECONDS`), when its bundle changes or disappears, and when its socket is
+removed (removing the folder ends them all within :data:`CHECK_SECONDS`).
+``SKILLKIT_WARM=0`` turns the mechanism off. It is Linux only (``SO_PEERCRED``,
+``/proc``); elsewhere every call is cold. What a caller can tell: the skill's module runs
+once per warm process, so what it prints while being imported shows on the call that
+loaded it only.
+
+The calling side (:func:`call`) imports nothing beyond a few built-in modules: it is the
+whole cost of a warm call apart from the interpreter's start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing import on the calling side
+    from collections.abc import Callable
+    from typing import Any, NoReturn
+
+IDLE_SECONDS = 600
+"""How long a warm process waits for a call before it ends."""
+MAGIC = b"skw1"
+MAX_REQUEST = 32 << 20
+"""Bytes of arguments accepted (Linux caps a command line well below this)."""
+REQUEST_SECONDS = 2.0
+"""How long a warm process waits for a connected caller to send its request (a caller
+sends it right after connecting)."""
+CHECK_SECONDS = 30.0
+"""How often (at most) an idle warm process checks that its socket and bundle are still
+there, and whether its idle time is over (a quarter of it when that is shorter)."""
+STDIO = (0, 1, 2)
+_NAMESPACES = ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts")
+# Lines of /proc/self/status that describe what a process may do.
+_STATUS_KEYS = (
+    b"Umask:",
+    b"Uid:",
+    b"Gid:",
+    b"Groups:",
+    b"NoNewPrivs:",
+    b"Seccomp:",
+    b"Seccomp_filters:",
+    b"CapInh:",
+    b"CapPrm:",
+    b"CapEff:",
+    b"CapBnd:",
+    b"CapAmb:",
+)
+_MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes on Linux, 104 elsewhere
+_FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+class Identity:
+    """What a call must share with a warm process for it to serve the call."""
+
+    __slots__ = ("cwd", "digest", "socket_path")
+
+    def __init__(self, digest: bytes, socket_path: str, cwd: str) -> None:
+        self.digest = digest
+        self.socket_path = socket_path
+        self.cwd = cwd
+
+
+def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity | None:
+    """This call's identity, or ``None`` when it may neither use nor leave a warm process
+    (turned off, not Linux, an MCP server, no usable runtime folder)."""
+    if os.environ.get("SKILLKIT_WARM", "1") == "0" or not sys.platform.startswith("linux"):
+        return None
+    if "mcp" in argv[:2]:  # a long-lived server of its own
+        return None
+    folder = runtime_folder()
+    try:
+        cwd = os.getcwd()
+        info = os.stat(archive)
+        parts = [
+            MAGIC,
+            os.fsencode(archive),
+            b"%d:%d:%d" % (info.st_ino, info.st_size, info.st_mtime_ns),
+            repr(config).encode("utf-8", "surrogateescape"),
+            os.fsencode(sys.executable or ""),
+            sys.version.encode(),
+            repr((sys.flags, sys._xoptions, sys.warnoptions)).encode(),
+            os.fsencode(cwd),
+            _process_context(),
+            *(key + b"=" + value for key, value in sorted(os.environb.items())),
+        ]
+    except (OSError, ValueError):
+        return None
+    digest = _hash(b"\0".join(parts))
+    socket_path = os.path.join(folder, digest.hex() + ".sock")
+    if len(os.fsencode(socket_path)) > _MAX_SOCKET_PATH:
+        return None
+    return Identity(digest, socket_path, cwd)
+
+
+def _process_context() -> bytes:
+    """What this process may do, as the kernel reports it (limits, credentials,
+    seccomp, cgroup, namespaces)."""
+    with open("/proc/self/status", "rb") as handle:
+        status = [line for line in handle.read().splitlines() if line.startswith(_STATUS_KEYS)]
+    with open("/proc/self/limits", "rb") as handle:
+        limits = handle.read()
+    with open("/proc/self/cgroup", "rb") as handle:
+        cgroup = handle.read()
+    spaces = [os.fsencode(os.readlink(f"/proc/self/ns/{name}")) for name in _NAMESPACES]
+    return b"\n".join([*status, limits, cgroup, *spaces])
+
+
+def _hash(data: bytes) -> bytes:
+    try:
+        from _blake2 import blake2b  # the C module itself: hashlib would load OpenSSL
+    except ImportError:
+        from hashlib import blake2b
+    return blake2b(data, digest_size=16).digest()
+
+
+def runtime_folder() -> str:
+    """Where this user's warm sockets live (made and checked by :func:`private_folder`):
+    ``SKILLKIT_WARM_DIR`` when set, else ``$XDG_RUNTIME_DIR/skillkit``, else
+    ``$TMPDIR/skillkit-<uid>/warm``."""
+    chosen = os.environ.get("SKILLKIT_WARM_DIR", "")
+    if os.path.isabs(chosen):
+        return chosen
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(runtime):
+        return os.path.join(runtime, "skillkit")
+    temp = os.environ.get("TMPDIR", "")
+    temp = temp if os.path.isabs(temp) else "/tmp"
+    return os.path.join(temp, f"skillkit-{os.getuid()}", "warm")
+
+
+def private_folder(folder: str) -> None:
+    """Make ``folder`` (mode 0700) and check that nobody else could have planted a socket
+    there: it is a folder of this user's that only the user may enter, and its parent is
+    this user's or root's, where others may not rename it (not writable by others, or
+    sticky like ``/tmp``). Neither may be a symlink."""
+    import contextlib
+    import stat
+
+    uid = os.getuid()
+    parent = os.path.dirname(folder)
+    for path in (parent, folder):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+    info = os.lstat(parent)
+    shared = info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (uid, 0) or shared:
+        raise PermissionError(f"{parent} could let another user replace {folder}")
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
+        raise PermissionError(f"{folder} is not a private folder of this user")
+
+
+# --- the calling side ------------------------------------------------------------------
+
+
+def call(me: Identity, argv: list[str]) -> int | None:
+    """Have a warm process run this call and return its exit code, or ``None`` when none
+    took it (nothing ran: the caller goes on cold)."""
+    import _socket
+
+    try:
+        for fd in STDIO:
+            os.fstat(fd)  # a closed standard descriptor cannot be handed over
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except OSError:
+        return None
+    try:
+        return _call(sock, me, argv)
+    finally:
+        sock.close()
+
+
+def _call(sock: Any, me: Identity, argv: list[str]) -> int | None:
+    import _socket
+
+    try:
+        sock.connect(me.socket_path)
+        if peer_uid(sock) != os.getuid():
+            return None
+        request = encode_request(me.digest, argv)
+        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _fd_bytes(STDIO))]
+        sent = sock.sendmsg([request], rights)
+        if sent < len(request):
+            sock.sendall(request[sent:])
+        accepted = _receive(sock, 5)
+    except OSError:
+        return None
+    if len(accepted) != 5 or accepted[:1] != b"Y":
+        return None  # refused, or it went away before starting the call
+    forwarded = _forward_signals(int.from_bytes(accepted[1:], "little"))
+    try:
+        ended = _receive(sock, 2)
+    except OSError:
+        ended = b""
+    if len(ended) == 2 and ended[:1] == b"X":
+        return ended[1]
+    if forwarded:  # it died of a signal we passed on: die of it too, as a shell expects
+        import _signal
+
+        _signal.signal(forwarded[-1], _signal.SIG_DFL)
+        os.kill(os.getpid(), forwarded[-1])
+    _lost()
+    return 1
+
+
+def _receive(sock: Any, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _forward_signals(pid: int) -> list[int]:
+    """Pass the signals that would end this process on to the warm child ``pid``; the
+    list fills with those received."""
+    import _signal
+
+    received: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        received.append(signum)
+        try:  # noqa: SIM105 (no contextlib on the calling side)
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+    for name in _FORWARDED:
+        _signal.signal(getattr(_signal, name), forward)
+    return received
+
+
+def _lost() -> None:
+    message = "the warm process running this call ended without an exit code"
+    result = f'"kind":"error","error":"runtime","step":null,"message":"{message}"'
+    sys.stdout.write(f'{{{result},"retry":false}}\n')
+    sys.stdout.flush()
+    sys.stderr.write(f"skillkit: error[runtime]: {message}\n")
+
+
+def peer_uid(sock: Any) -> int:
+    """The user id of the process at the other end of a Unix socket."""
+    import _socket
+
+    credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    return int.from_bytes(credentials[4:8], sys.byteorder)
+
+
+def _fd_bytes(fds: tuple[int, ...]) -> bytes:
+    return b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds)
+
+
+def encode_request(digest: bytes, argv: list[str]) -> bytes:
+    """``MAGIC``, the payload's length, the identity's digest, then the argument count
+    and the arguments, NUL-separated (no argument can hold a NUL)."""
+    payload = digest + b"\0".join([b"%d" % len(argv), *map(os.fsencode, argv)])
+    return MAGIC + len(payload).to_bytes(4, "little") + payload
+
+
+def decode_request(payload: bytes, digest: bytes) -> list[str]:
+    """The arguments of a request for the warm process of ``digest``; ``ValueError`` for
+    anything else."""
+    if payload[: len(digest)] != digest:
+        raise ValueError("a request for another warm process")
+    count, *words = payload[len(digest) :].split(b"\0")
+    if not count.isdigit() or int(count) != len(words):
+        raise ValueError("a malformed request")
+    return [os.fsdecode(word) for word in words]
+
+
+# --- the warm side ---------------------------------------------------------------------
+
+
+def detach(become: Callable[[], object], descriptors: tuple[int, ...] = ()) -> None:
+    """Run ``become`` in a new process that nothing waits for: a grandchild in a session
+    of its own, whose standard descriptors and ``descriptors`` lead to ``/dev/null`` (so
+    an agent waiting for the end of this call's output never waits for it). Returns at
+    once in this process; failures to fork are ignored (the next call is cold again)."""
+    try:
+        if os.fork():
+            return  # the middle process exits at once; this one's exit reaps it
+    except OSError:
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (*STDIO, *descriptors):
+            os.dup2(null, fd)
+        os.close(null)
+        become()
+    except BaseException:  # nobody to tell: the next call finds no warm process
+        pass
+    os._exit(0)
+
+
+class Server:
+    """The warm process's loop: accept a call, fork a child to run it, wait for the next.
+
+    ``run(argv)`` runs one call in a child and returns its exit code; ``stdout_fd`` is the
+    descriptor the protocol's results are written to (which gets the caller's stdout;
+    descriptor 1 then gets the caller's stderr, as the protocol's own claim on stdout
+    arranged); ``settle(code)`` lets a finished child's threads, ``atexit`` handlers and
+    buffered output finish before its exit code is sent."""
+
+    def __init__(
+        self,
+        me: Identity,
+        archive: str,
+        run: Callable[[list[str]], int],
+        settle: Callable[[int], None],
+        stdout_fd: int,
+    ) -> None:
+        self.me, self.archive, self.run, self.settle = me, archive, run, settle
+        self.stdout_fd = stdout_fd
+        self.bundle = _stamp(archive)
+
+    def serve(self) -> None:
+        """Listen until idle for ``SKILLKIT_WARM_IDLE`` seconds, or until the bundle
+        changes; returns at once when another warm process serves this identity."""
+        import contextlib
+        import fcntl
+        import signal
+        import socket
+        import time
+
+        private_folder(os.path.dirname(self.me.socket_path))
+        lock_path = self.me.socket_path[: -len(".sock")] + ".lock"
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # another one serves this identity
+        os.ftruncate(lock, 0)
+        os.write(lock, b"%d\n" % os.getpid())
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.me.socket_path)  # left by one that was killed
+        listener.bind(self.me.socket_path)
+        own = os.stat(self.me.socket_path).st_ino
+        listener.listen(64)
+        idle = idle_seconds()
+        listener.settimeout(min(idle / 4, CHECK_SECONDS))
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+        deadline = time.monotonic() + idle
+        try:
+            while True:
+                served = self._next(listener, lock)
+                if served is None:  # no call came in a while
+                    if time.monotonic() >= deadline or not self._still_there(own):
+                        break
+                elif served:
+                    deadline = time.monotonic() + idle
+                else:
+                    break
+        finally:
+            listener.close()
+            _remove_if_same(self.me.socket_path, own)
+            _remove_if_same(lock_path, os.fstat(lock).st_ino)
+
+    def _still_there(self, own: int) -> bool:
+        """Whether this process's socket (someone may remove it, or the whole folder, to
+        end it) and bundle are as they were."""
+        try:
+            socket_there = os.stat(self.me.socket_path).st_ino == own
+        except OSError:
+            socket_there = False
+        return socket_there and _stamp(self.archive) == self.bundle
+
+    def _next(self, listener: Any, lock: int) -> bool | None:
+        """Serve one connection: ``True`` when served (or refused), ``False`` when the loop
+        should end, ``None`` when no call came before the listener's timeout."""
+        try:
+            conn, _address = listener.accept()
+        except TimeoutError:
+            return None
+        with conn:
+            if _stamp(self.archive) != self.bundle:
+                return False  # rebuilt or removed: the caller goes cold and leaves a new one
+            try:
+                conn.settimeout(REQUEST_SECONDS)
+                if peer_uid(conn) != os.getuid():
+                    return True
+                argv, fds = self._request(conn)
+            except (OSError, ValueError):
+                return True
+            try:
+                pid = os.fork()
+            except OSError:
+                pid = -1
+            if pid == 0:
+                self._child(conn, listener, lock, argv, fds)
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def _request(self, conn: Any) -> tuple[list[str], list[int]]:
+        import socket
+
+        data, ancillary, flags, _address = conn.recvmsg(1 << 16, socket.CMSG_SPACE(4 * 3))
+        fds: list[int] = []
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % 4
+                fds += [
+                    int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True)
+                    for i in range(0, usable, 4)
+                ]
+        try:
+            if len(fds) != len(STDIO) or flags & socket.MSG_CTRUNC:
+                raise ValueError("a request without its three descriptors")
+            if data[:4] != MAGIC or len(data) < 8:
+                raise ValueError("not a warm request")
+            size = int.from_bytes(data[4:8], "little")
+            if size > MAX_REQUEST:
+                raise ValueError("a request too large")
+            payload = bytearray(data[8:])
+            while len(payload) < size:
+                chunk = conn.recv(min(1 << 20, size - len(payload)))
+                if not chunk:
+                    raise ValueError("a truncated request")
+                payload += chunk
+            return decode_request(bytes(payload[:size]), self.me.digest), fds
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+
+    def _child(
+        self, conn: Any, listener: Any, lock: int, argv: list[str], fds: list[int]
+    ) -> NoReturn:
+        """Become the process that runs one call (never returns)."""
+        import contextlib
+        import signal
+
+        try:
+            listener.close()
+            os.close(lock)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            conn.settimeout(None)
+            os.chdir(self.me.cwd)  # the same path, even if the folder was made anew
+            stdin, stdout, stderr = fds
+            os.dup2(stdin, 0)
+            os.dup2(stderr, 2)
+            if self.stdout_fd != 1:
+                os.dup2(stderr, 1)
+            os.dup2(stdout, self.stdout_fd)
+            for fd in fds:
+                if fd not in (0, 1, 2, self.stdout_fd):
+                    os.close(fd)
+            conn.sendall(b"Y" + os.getpid().to_bytes(4, "little"))
+        except BaseException:
+            os._exit(70)  # nothing ran: the caller goes cold
+        code = self._run(argv)
+        self.settle(code)
+        with contextlib.suppress(OSError):
+            conn.sendall(b"X" + bytes([code & 0xFF]))
+        os._exit(code & 0xFF)
+
+    def _run(self, argv: list[str]) -> int:
+        """One call's exit code, as the interpreter would end a cold call."""
+        try:
+            return self.run(argv)
+        except SystemExit as stop:
+            return _exit_status(stop.code)
+        except KeyboardInterrupt:
+            import signal
+
+            # An uncaught Ctrl-C ends the interpreter by the signal itself.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            return 130
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+            return 1
+
+
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives a process (a message is printed, as there)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _remove_if_same(path: str, inode: int) -> None:
+    """Remove ``path`` unless another process has put a file of its own there."""
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def idle_seconds() -> float:
+    """``SKILLKIT_WARM_IDLE`` (seconds, positive), else :data:`IDLE_SECONDS`."""
+    try:
+        seconds = float(os.environ.get("SKILLKIT_WARM_IDLE", IDLE_SECONDS))
+    except ValueError:
+        return IDLE_SECONDS
+    return seconds if 0 < seconds < 1e7 else IDLE_SECONDS

@@ -1,0 +1,350 @@
+"""Warm processes of built skills (``skillkit_core.build.warm``), driven as an agent does:
+``scripts/run`` as a subprocess, one call after another.
+
+A cold call leaves a warm process; later calls made in the same circumstances are run by
+fresh forks of it (the probe skill's prompt says which process rendered it), answer as
+cold calls do, get the caller's streams and signals, and calls made elsewhere (another
+environment, folder, bundle) never reach it. Each test has a socket folder of its own and
+ends its warm processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.build.conftest import agent_env, build
+from tests.process_support import LINUX, end_warm_processes, warm_pids
+from tests.protocol.support import DEPLOY_CHECK, HELP_DESK
+
+pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
+
+PROBE = str(Path(__file__).parent / "fixtures" / "warm_probe.py")
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The probe skill, built once for the module."""
+    return build(PROBE, tmp_path_factory.mktemp("warm")).out_dir
+
+
+@pytest.fixture
+def warm_dir() -> Iterator[Path]:
+    """A socket folder of this test's own (short: a socket's path is limited)."""
+    folder = Path(tempfile.mkdtemp(prefix="skw-", dir="/tmp"))
+    yield folder
+    end_warm_processes(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def env(run_cache: Path, warm_dir: Path) -> dict[str, str]:
+    return agent_env(run_cache, SKILLKIT_WARM_DIR=str(warm_dir))
+
+
+def call(skill: Path, *args: str, env: dict[str, str], **options) -> subprocess.CompletedProcess:
+    options.setdefault("cwd", tempfile.gettempdir())
+    options.setdefault("timeout", 60)
+    return subprocess.run(
+        [str(skill / "scripts" / "run"), *args], capture_output=True, text=True, env=env, **options
+    )
+
+
+def facts(done: subprocess.CompletedProcess) -> dict:
+    """What the probe's prompt says about the process that rendered it."""
+    assert done.returncode == 0, done.stderr
+    prompt = json.loads(done.stdout)["prompt"]
+    return json.loads(re.search(r"\{.*\}", prompt).group(0))
+
+
+def warm_ready(folder: Path, count: int = 1, within: float = 20.0) -> list[int]:
+    """The warm processes of ``folder`` once ``count`` of them listen."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        pids = warm_pids(folder)
+        if len(pids) >= count and len(list(folder.glob("*.sock"))) >= count:
+            return pids
+        time.sleep(0.02)
+    raise AssertionError(f"{count} warm process(es) expected in {folder}, found {pids}")
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
+                found.append(int(name))
+    return found
+
+
+def test_later_calls_are_run_by_fresh_forks_of_the_warm_process(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    first = call(probe, "start", env=env)
+    cold = facts(first)
+    assert cold["pid"] == cold["imported_in"]  # this call loaded the skill itself
+    assert "warm-probe: imported" in first.stderr
+    (warm,) = warm_ready(warm_dir)
+    seen = set()
+    for _ in range(3):
+        done = call(probe, "start", env=env)
+        answer = facts(done)
+        assert answer["ppid"] == warm  # a child of the warm process ...
+        assert answer["imported_in"] == cold["pid"]  # ... which the first call forked
+        assert answer["rendered"] == 1  # from the state right after loading, every time
+        assert done.stdout.count("\n") == 1  # one JSON line; the author's prints ...
+        assert "warm-probe: rendering" in done.stderr  # ... still go to stderr
+        assert "warm-probe: imported" not in done.stderr
+        seen.add(answer["pid"])
+    assert len(seen) == 3
+
+
+CALLS = [
+    ["--help"],
+    ["start"],
+    ["start", "--host", "codex"],
+    ["advance", "--step", "choose", "--output", '{"target": "staging"}'],
+    ["advance", "--step", "choose", "--output", '{"target": "moon"}'],
+    ["advance", "--step", "nowhere", "--output", "{}"],
+    ["advance", "--step", "choose", "--output", "{not json"],
+    ["start", "--bogus"],
+    ["advance", "--session", "0000"],
+]
+
+
+def test_warm_calls_answer_exactly_as_cold_calls(
+    built_skills: dict[str, Path], run_cache: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    skill = built_skills[DEPLOY_CHECK]
+    cold_env = {**env, "SKILLKIT_WARM": "0"}
+    call(skill, "advance", "--step", "choose", "--output", '{"target": "staging"}', env=env)
+    warm_ready(warm_dir)
+    for args in CALLS:
+        cold, warm = call(skill, *args, env=cold_env), call(skill, *args, env=env)
+        assert (warm.returncode, warm.stdout, warm.stderr) == (
+            cold.returncode,
+            cold.stdout,
+            cold.stderr,
+        ), args
+
+
+def test_a_composite_and_a_session_run_warm_as_cold(
+    built_skills: dict[str, Path], env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    help_desk = built_skills[HELP_DESK]
+    call(help_desk, "topics", env=env)
+    warm_ready(warm_dir)
+    for args in (["topics"], ["topic", "escalation"], ["topic", "nope"]):
+        cold = call(help_desk, *args, env={**env, "SKILLKIT_WARM": "0"})
+        warm = call(help_desk, *args, env=env)
+        assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout), args
+    deploy = built_skills[DEPLOY_CHECK]
+    sessions = tmp_path / "sessions"
+    lines = {}
+    for mode in ("0", "1"):
+        mode_env = {**env, "SKILLKIT_WARM": mode}
+        started = call(
+            deploy, "start", "--session", "new", "--session-dir", str(sessions), env=mode_env
+        )
+        pointer = json.loads(started.stdout)
+        output = {"type": "output", "step": "choose", "output": {"target": "staging"}}
+        with open(pointer["file"], "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(output) + "\n")
+        advanced = call(
+            deploy,
+            "advance",
+            "--session",
+            pointer["sessionId"],
+            "--session-dir",
+            str(sessions),
+            env=mode_env,
+        )
+        assert advanced.stdout == "4\n", advanced.stderr
+        written = [json.loads(line) for line in Path(pointer["file"]).read_text().splitlines()]
+        lines[mode] = [
+            {k: v for k, v in line.items() if k not in ("sessionId", "createdAt")}
+            for line in written
+        ]
+    assert lines["0"] == lines["1"]
+
+
+def test_a_call_made_elsewhere_never_reaches_the_warm_process(
+    probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    facts(call(probe, "start", env={**env, "WARM_PROBE": "a"}))
+    (first,) = warm_ready(warm_dir)
+    other_variable = facts(call(probe, "start", env={**env, "WARM_PROBE": "b"}))
+    assert other_variable["pid"] == other_variable["imported_in"]  # loaded cold
+    assert other_variable["probe"] == "b"
+    elsewhere = facts(call(probe, "start", env={**env, "WARM_PROBE": "a"}, cwd=tmp_path))
+    assert elsewhere["pid"] == elsewhere["imported_in"]
+    assert elsewhere["cwd"] == str(tmp_path)
+    assert len(warm_ready(warm_dir, count=3)) == 3
+    same = facts(call(probe, "start", env={**env, "WARM_PROBE": "a"}))
+    assert same["ppid"] == first and same["probe"] == "a"
+
+
+def test_a_warm_call_reads_the_callers_stdin(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    call(probe, "start", env=env)
+    warm_ready(warm_dir)
+    args = ("advance", "--step", "report", "--output", "-")
+    done = call(probe, *args, env=env, input='{"seconds": 0}')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["completed"]["actionResult"] == {"slept": 0.0}
+    cold = call(probe, *args, env={**env, "SKILLKIT_WARM": "0"}, input='{"seconds": 0}')
+    assert cold.stdout == done.stdout
+
+
+def _running_call(probe: Path, env: dict[str, str], warm: int) -> tuple[subprocess.Popen, int]:
+    """A warm call busy in its action, and the child of the warm process running it."""
+    output = json.dumps({"seconds": 60})
+    process = subprocess.Popen(
+        [str(probe / "scripts" / "run"), "advance", "--step", "report", "--output", output],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+    )
+    deadline = time.monotonic() + 20
+    while not (children := children_of(warm)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(children) == 1, children
+    return process, children[0]
+
+
+def test_signals_to_the_caller_reach_the_warm_call(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    process, child = _running_call(probe, env, warm)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=20)
+    assert process.returncode == -signal.SIGTERM  # as a cold call killed so would end
+    deadline = time.monotonic() + 10
+    while child in children_of(warm) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child not in children_of(warm)
+    assert facts(call(probe, "start", env=env))["ppid"] == warm  # still serving
+
+
+def test_a_warm_call_whose_process_dies_reports_an_error(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    process, child = _running_call(probe, env, warm)
+    os.kill(child, signal.SIGKILL)
+    stdout, stderr = process.communicate(timeout=20)
+    assert process.returncode == 1
+    result = json.loads(stdout)
+    assert result["kind"] == "error" and result["error"] == "runtime"
+    assert "ended without an exit code" in stderr
+
+
+def test_the_warm_process_ends_when_idle_or_when_its_socket_is_removed(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    idle_env = {**env, "SKILLKIT_WARM_IDLE": "1.5"}
+    call(probe, "start", env=idle_env)
+    (warm,) = warm_ready(warm_dir)
+    _gone(warm, within=10)
+    assert list(warm_dir.iterdir()) == []  # its socket and lock file go with it
+    slow_env = {**env, "SKILLKIT_WARM_IDLE": "40"}  # checks its socket every 10 s
+    call(probe, "start", env=slow_env)
+    (warm,) = warm_ready(warm_dir)
+    for sock in warm_dir.glob("*.sock"):
+        sock.unlink()
+    _gone(warm, within=25)
+
+
+def _gone(pid: int, within: float) -> None:
+    deadline = time.monotonic() + within
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists(), f"warm process {pid} is still running"
+
+
+def test_a_rebuilt_skill_is_not_served_by_the_old_warm_process(
+    env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    skill = build(PROBE, tmp_path).out_dir
+    env = {**env, "SKILLKIT_WARM_IDLE": "60"}  # checks its bundle every 15 s
+    call(skill, "start", env=env)
+    (old,) = warm_ready(warm_dir)
+    build(PROBE, tmp_path)
+    answer = facts(call(skill, "start", env=env))
+    assert answer["pid"] == answer["imported_in"]  # the new bundle, loaded cold
+    _gone(old, within=30)
+
+
+def test_no_warm_process_when_turned_off_or_where_the_folder_is_not_private(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    off = {**env, "SKILLKIT_WARM": "0"}
+    for _ in range(2):
+        answer = facts(call(probe, "start", env=off))
+        assert answer["pid"] == answer["imported_in"]
+    shared = warm_dir / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    unsafe = {**env, "SKILLKIT_WARM_DIR": str(shared)}
+    for _ in range(2):
+        answer = facts(call(probe, "start", env=unsafe))
+        assert answer["pid"] == answer["imported_in"]
+    time.sleep(0.5)
+    assert list(shared.iterdir()) == []
+    assert [p.name for p in warm_dir.iterdir()] == ["shared"]
+
+
+def test_hostile_connections_do_not_stop_the_warm_process(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    (path,) = warm_dir.glob("*.sock")
+    attempts = [
+        b"",  # connects and hangs up
+        b"junk that is no request",
+        b"skw1" + (1 << 31).to_bytes(4, "little"),  # a length beyond the limit
+        b"skw1" + (8).to_bytes(4, "little") + b"\0" * 8,  # no descriptors, wrong digest
+    ]
+    for data in attempts:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(path))
+            if data:
+                client.sendall(data)
+            client.shutdown(socket.SHUT_WR)
+            client.settimeout(10)
+            assert client.recv(16) == b""  # refused without running anything
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(path))
+        r, w = os.pipe()
+        request = b"skw1" + (20).to_bytes(4, "little") + b"\1" * 16 + b"1\0ab"
+        client.sendmsg(
+            [request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(r.to_bytes(4, "little")) * 3)]
+        )
+        client.settimeout(10)
+        assert client.recv(16) == b""  # a request for another identity
+        os.close(r)
+        os.close(w)
+    answer = facts(call(probe, "start", env=env))
+    assert answer["ppid"] == warm

@@ -1,4 +1,4 @@
-"""Cold start of a built skill's ``scripts/run``: one process per call, as agents use it.
+"""Per-call cost of a built skill's ``scripts/run``: one process per call, as agents use it.
 
     .venv/bin/python bench/run_cold_start_bench.py [--runs 25] [--skill-dir DIR]
                                                    [--entry FILE.py] [--importtime]
@@ -14,18 +14,25 @@ processes:
   loop skill (:data:`LOOP_SKILL`), since a run of the default skill has four steps at most;
 - ``start --session new`` of that loop skill, whose prompt is a function: a start that
   cannot be served from build-time data (``skillkit_core.build.start_data``) and takes the
-  full path (the default skill's start is served precomputed; the report says which);
+  full path (the default skill's start is served precomputed when cold; the report says
+  which);
 - ``python -c pass`` and ``python -I -S -c pass`` for the same interpreter, in the same
   run, as the floor to compare with.
 
-Each target (median per call ≤ ``TARGET_MS``) is printed with the ``python -I -S -c pass``
-anchor of the same run and the ratio to it: on a shared machine, compare ratios within
-one run, never absolute times from different runs.
+Each call is measured twice, interleaved: *warm*, as an agent's calls after the first run
+(a warm process of the skill is left by an untimed first call; see
+``skillkit_core.build.warm``), and *cold*, with ``SKILLKIT_WARM=0`` (the first call of a
+session that finds no warm process, or where warm processes are off or unsupported). Each
+target (median per call ≤ ``TARGET_MS``) is printed for both, with the ``python -I -S -c
+pass`` anchor of the same run and the ratio to it: on a shared machine, compare ratios
+within one run, never absolute times from different runs. The warm processes the bench
+starts live in its own socket folder and are ended before it exits.
 
 The interpreter is the one ``python3`` on PATH resolves to, run directly (through
 ``SKILLKIT_PYTHON``) so that a version-manager shim's own start-up does not count; the
 report names it, and also times one round through the shim when ``python3`` is one.
-``--importtime`` prints the slowest imports of one ``start`` (``python -X importtime``).
+``--importtime`` prints the slowest imports of one cold ``start`` (``python -X
+importtime``).
 """
 
 from __future__ import annotations
@@ -91,7 +98,8 @@ def main() -> int:
         parser.error("--runs must be at least 20")
 
     python = interpreter()
-    with tempfile.TemporaryDirectory(prefix="skillkit-bench-") as scratch:
+    # Under /tmp itself: a warm process's socket path must stay short.
+    with tempfile.TemporaryDirectory(prefix="skillkit-bench-", dir=short_temp()) as scratch:
         work = Path(scratch)
         skill_dir = args.skill_dir or build(args.entry, work)
         run = skill_dir / "scripts" / "run"
@@ -99,28 +107,62 @@ def main() -> int:
             **os.environ,
             "SKILLKIT_PYTHON": python,
             "SKILLKIT_CACHE_DIR": str(work / "cache"),
+            "SKILLKIT_WARM_DIR": str(work / "warm"),
         }
-        sessions = work / "sessions"
-        bench = Bench(run, env, sessions, args.params, args.step, json.loads(args.output))
-        first = bench.time_start()  # unpacks the bundle into the cache, once
-        loop_entry = work / "loop.py"
-        loop_entry.write_text(LOOP_SKILL, encoding="utf-8")
-        loop_run = build(loop_entry, work) / "scripts" / "run"
-        stateless = stateless_arguments(HISTORY_LENGTH)
-        timed([str(loop_run), *stateless], env, bench.cwd)  # unpacks this bundle too
-        loop = Bench(loop_run, env, sessions, "{}", "ask", LOOP_OUTPUT)
-        figures = measure(bench, python, args.runs, (loop, stateless))
+        try:
+            figures = measure_all(args, python, run, env, work)
+        finally:
+            end_warm_processes(work / "warm")
         figures["start_precomputed"] = precomputed(skill_dir)
-        figures["first_call_ms"] = round(first[0] * 1000, 1)
-        figures["via_path_python3_ms"] = shim_round(bench)
         if args.importtime:
-            print_importtime(run, env, args.params)
+            print_importtime(run, {**env, "SKILLKIT_WARM": "0"}, args.params)
     figures["interpreter"] = interpreter_description(python)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         report(figures)
     return 0
+
+
+def measure_all(
+    args: argparse.Namespace, python: str, run: Path, env: dict[str, str], work: Path
+) -> dict[str, object]:
+    sessions = work / "sessions"
+    cold_env = {**env, "SKILLKIT_WARM": "0"}
+    bench = Bench(run, cold_env, sessions, args.params, args.step, json.loads(args.output))
+    first = bench.time_start()  # unpacks the bundle into the cache, once
+    loop_entry = work / "loop.py"
+    loop_entry.write_text(LOOP_SKILL, encoding="utf-8")
+    loop_run = build(loop_entry, work) / "scripts" / "run"
+    stateless = stateless_arguments(HISTORY_LENGTH)
+    timed([str(loop_run), *stateless], cold_env, bench.cwd)  # unpacks this bundle too
+    loop = Bench(loop_run, cold_env, sessions, "{}", "ask", LOOP_OUTPUT)
+    cold = (bench, loop)
+    warm = (bench.with_env(env), loop.with_env(env))
+    for skill in warm:  # each leaves its warm process, untimed
+        skill.time_start()
+    figures = measure(python, args.runs, {"cold": cold, "warm": warm}, stateless)
+    figures["first_call_ms"] = round(first[0] * 1000, 1)
+    figures["via_path_python3_ms"] = shim_round(bench)
+    return figures
+
+
+def short_temp() -> str | None:
+    return "/tmp" if os.path.isdir("/tmp") else None
+
+
+def end_warm_processes(folder: Path) -> None:
+    """End the warm processes whose sockets are in ``folder`` (each wrote its pid into
+    its lock file)."""
+    import signal
+
+    for lock in folder.glob("*.lock") if folder.is_dir() else ():
+        try:
+            pid = int(lock.read_text().strip())
+            if b".pyz" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError):
+            continue
 
 
 def interpreter() -> str:
@@ -168,6 +210,10 @@ class Bench:
         self.run, self.env, self.sessions = run, env, sessions
         self.params, self.step, self.output = params, step, output
         self.cwd = Path(tempfile.gettempdir())  # not the skill folder: as an agent runs it
+
+    def with_env(self, env: dict[str, str]) -> Bench:
+        """The same calls in another environment."""
+        return Bench(self.run, env, self.sessions, self.params, self.step, self.output)
 
     def call(self, *arguments: str) -> tuple[Timing, str]:
         timing, stdout, stderr, code = timed([str(self.run), *arguments], self.env, self.cwd)
@@ -227,6 +273,7 @@ def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None =
 
 SERIES = ("start", "start_full", "advance", "advance_stateless")
 """The measured calls, each with its own target."""
+MODES = ("warm", "cold")
 
 
 def precomputed(skill_dir: Path) -> bool:
@@ -239,20 +286,23 @@ def precomputed(skill_dir: Path) -> bool:
 
 
 def measure(
-    bench: Bench, python: str, runs: int, stateless: tuple[Bench, list[str]]
+    python: str, runs: int, skills: dict[str, tuple[Bench, Bench]], stateless: list[str]
 ) -> dict[str, object]:
-    samples: dict[str, list[Timing]] = {name: [] for name in (*SERIES, "pass", "pass_isolated")}
-    loop, loop_arguments = stateless
+    """``skills``: per mode, the measured skill and the loop skill."""
+    names = [f"{name}_{mode}" for name in SERIES for mode in MODES]
+    samples: dict[str, list[Timing]] = {name: [] for name in (*names, "pass", "pass_isolated")}
     for _ in range(runs):  # interleaved, so a noisy moment hits every series alike
         samples["pass"].append(timed([python, "-c", "pass"])[0])
         samples["pass_isolated"].append(timed([python, "-I", "-S", "-c", "pass"])[0])
-        samples["start"].append(bench.time_start())
-        samples["start_full"].append(loop.time_start())
-        samples["advance"].append(bench.time_advance())
-        timing, stdout, stderr, code = timed([str(loop.run), *loop_arguments], bench.env, bench.cwd)
-        if code != 0 or '"kind":"prompt"' not in stdout:
-            sys.exit(f"stateless advance failed:\n{stdout}{stderr}")
-        samples["advance_stateless"].append(timing)
+        for mode, (bench, loop) in skills.items():
+            samples[f"start_{mode}"].append(bench.time_start())
+            samples[f"start_full_{mode}"].append(loop.time_start())
+            samples[f"advance_{mode}"].append(bench.time_advance())
+            argv = [str(loop.run), *stateless]
+            timing, stdout, stderr, code = timed(argv, loop.env, loop.cwd)
+            if code != 0 or '"kind":"prompt"' not in stdout:
+                sys.exit(f"stateless advance failed:\n{stdout}{stderr}")
+            samples[f"advance_stateless_{mode}"].append(timing)
     figures: dict[str, object] = {"runs": runs}
     for name, values in samples.items():
         ms = sorted(wall * 1000 for wall, _ in values)
@@ -263,7 +313,7 @@ def measure(
             "cpu_median_ms": round(statistics.median(cpu * 1000 for _, cpu in values), 1),
         }
     anchor = figures["pass_isolated"]["median_ms"]  # type: ignore[index]
-    for name in SERIES:
+    for name in names:
         median = figures[name]["median_ms"]  # type: ignore[index]
         figures[name]["ratio_to_anchor"] = round(median / anchor, 2)  # type: ignore[index]
     return figures
@@ -274,7 +324,7 @@ def shim_round(bench: Bench) -> float | None:
     wrapper does by default (a pyenv shim adds its own start-up)."""
     env = dict(bench.env)
     env.pop("SKILLKIT_PYTHON", None)
-    plain = Bench(bench.run, env, bench.sessions, bench.params, bench.step, bench.output)
+    plain = bench.with_env(env)
     return round(statistics.median(plain.time_start()[0] for _ in range(5)) * 1000, 1)
 
 
@@ -316,38 +366,44 @@ def _importtime_rows(text: str) -> list[tuple[int, int, str]]:
     return rows
 
 
+LABELS = {
+    "start": "start --session new",
+    "start_full": "start --session new, loop skill",
+    "advance": "advance --session",
+    "advance_stateless": f"advance, stateless, {HISTORY_LENGTH} history",
+}
+
+
 def report(figures: dict[str, object]) -> None:
     print(f"Interpreter: {figures['interpreter']}")
     print(f"Runs per series: {figures['runs']} (interleaved)")
     print(f"First call (unpacks the bundle into the cache, once): {figures['first_call_ms']} ms")
-    print(f"{'series':<34}{'median':>10}{'min':>10}{'p90':>10}{'CPU':>10}{'× anchor':>10}")
-    labels = {
-        "pass": "python -c pass",
-        "pass_isolated": "python -I -S -c pass (anchor)",
-        "start": "scripts/run start --session new",
-        "start_full": "start --session new, loop skill",
-        "advance": "scripts/run advance --session",
-        "advance_stateless": f"advance, stateless, {HISTORY_LENGTH} history",
-    }
-    for key, label in labels.items():
+    print(f"{'series':<42}{'median':>10}{'min':>10}{'p90':>10}{'CPU':>10}{'× anchor':>10}")
+    rows = {"pass": "python -c pass", "pass_isolated": "python -I -S -c pass (anchor)"}
+    for key, label in LABELS.items():
+        for mode in MODES:
+            rows[f"{key}_{mode}"] = f"{label} ({mode})"
+    for key, label in rows.items():
         row = figures[key]
         ratio = row.get("ratio_to_anchor", "")  # type: ignore[union-attr]
         print(
-            f"{label:<34}{row['median_ms']:>8} ms{row['min_ms']:>7} ms"  # type: ignore[index]
+            f"{label:<42}{row['median_ms']:>8} ms{row['min_ms']:>7} ms"  # type: ignore[index]
             f"{row['p90_ms']:>7} ms{row['cpu_median_ms']:>7} ms{ratio:>10}"  # type: ignore[index]
         )
-    print(f"start through python3 on PATH (median of 5): {figures['via_path_python3_ms']} ms")
+    print("CPU: of the calling process only (a warm call's work is done by the warm process)")
+    print(f"cold start through python3 on PATH (median of 5): {figures['via_path_python3_ms']} ms")
     served = "served from build-time data" if figures["start_precomputed"] else "full path"
-    print(f"start of the measured skill: {served}; the loop skill's start: full path")
+    print(f"cold start of the measured skill: {served}; the loop skill's start: full path")
     anchor = figures["pass_isolated"]["median_ms"]  # type: ignore[index]
-    for key in SERIES:
-        median = figures[key]["median_ms"]  # type: ignore[index]
-        ratio = figures[key]["ratio_to_anchor"]  # type: ignore[index]
-        verdict = "meets" if median <= TARGET_MS else "misses"
-        print(
-            f"target {labels[key]}: median {median} ms ≤ {TARGET_MS:.0f} ms? {verdict} "
-            f"(anchor python -I -S -c pass {anchor} ms in this run; {ratio}×)"
-        )
+    for key, label in LABELS.items():
+        for mode in MODES:
+            row = figures[f"{key}_{mode}"]
+            median, ratio = row["median_ms"], row["ratio_to_anchor"]  # type: ignore[index]
+            verdict = "meets" if median <= TARGET_MS else "misses"
+            print(
+                f"target scripts/run {label} ({mode}): median {median} ms ≤ {TARGET_MS:.0f} ms? "
+                f"{verdict} (anchor python -I -S -c pass {anchor} ms in this run; {ratio}×)"
+            )
 
 
 if __name__ == "__main__":

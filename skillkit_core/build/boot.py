@@ -137,7 +137,7 @@ def _leave_warm(config: dict[str, Any], archive: str, me: Any, definition: Any, 
     serve = _warm_server(config, archive, me, definition, main)
     if serve is not None:
         _flush_all()
-        warm.detach(serve, (_out.fileno(),))
+        warm.detach(serve, (_out.fileno(), *warm.inherited_descriptors(me)))
 
 
 def _precomputed_start(
@@ -169,7 +169,7 @@ def _precomputed_start(
                 serve()
 
         _flush_all()
-        _skillkit_warm.detach(load_and_serve)
+        _skillkit_warm.detach(load_and_serve, _skillkit_warm.inherited_descriptors(warm))
     finish(code)
 
 

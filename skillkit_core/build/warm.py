@@ -50,8 +50,11 @@ MAGIC = b"skw1"
 MAX_REQUEST = 32 << 20
 """Bytes of arguments accepted (Linux caps a command line well below this)."""
 REQUEST_SECONDS = 2.0
-"""How long a warm process waits for a connected caller to send its request (a caller
-sends it right after connecting)."""
+"""How long a warm process waits for a connected caller's request, and its child for the
+caller's go-ahead (a caller sends each at once)."""
+ANSWER_SECONDS = 3.0
+"""How long a caller waits to connect and for the child that will run its call (a warm
+process that is stopped or swamped must not hold a call up: the call goes cold)."""
 CHECK_SECONDS = 30.0
 """How often (at most) an idle warm process checks that its socket and bundle are still
 there, and whether its idle time is over (a quarter of it when that is shorter)."""
@@ -77,14 +80,20 @@ _FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
 
 
 class Identity:
-    """What a call must share with a warm process for it to serve the call."""
+    """What a call must share with a warm process for it to serve the call, and the
+    descriptors this process was started with beyond the standard three (``inherited``:
+    number → device and inode), which a warm process left by it must not keep open (an
+    agent may wait for the end of one of them)."""
 
-    __slots__ = ("cwd", "digest", "socket_path")
+    __slots__ = ("cwd", "digest", "inherited", "socket_path")
 
-    def __init__(self, digest: bytes, socket_path: str, cwd: str) -> None:
+    def __init__(
+        self, digest: bytes, socket_path: str, cwd: str, inherited: dict[int, tuple[int, int]]
+    ) -> None:
         self.digest = digest
         self.socket_path = socket_path
         self.cwd = cwd
+        self.inherited = inherited
 
 
 def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity | None:
@@ -116,7 +125,36 @@ def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity 
     socket_path = os.path.join(folder, digest.hex() + ".sock")
     if len(os.fsencode(socket_path)) > _MAX_SOCKET_PATH:
         return None
-    return Identity(digest, socket_path, cwd)
+    return Identity(digest, socket_path, cwd, _open_descriptors())
+
+
+def _open_descriptors() -> dict[int, tuple[int, int]]:
+    """This process's open descriptors past the standard three, with what they lead to
+    (the listing's own descriptor is closed again by the time they are looked at)."""
+    found = {}
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2:
+            try:
+                info = os.fstat(fd)
+            except OSError:
+                continue
+            found[fd] = (info.st_dev, info.st_ino)
+    return found
+
+
+def inherited_descriptors(me: Identity) -> tuple[int, ...]:
+    """Those of ``me.inherited`` that still lead where they did (a descriptor closed and
+    its number reused since is not the caller's any more)."""
+    still = []
+    for fd, place in me.inherited.items():
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == place:
+            still.append(fd)
+    return tuple(still)
 
 
 def _process_context() -> bytes:
@@ -201,19 +239,22 @@ def _call(sock: Any, me: Identity, argv: list[str]) -> int | None:
     import _socket
 
     try:
+        sock.settimeout(ANSWER_SECONDS)
         sock.connect(me.socket_path)
         if peer_uid(sock) != os.getuid():
             return None
-        request = encode_request(me.digest, argv)
-        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _fd_bytes(STDIO))]
-        sent = sock.sendmsg([request], rights)
-        if sent < len(request):
-            sock.sendall(request[sent:])
+        sock.sendall(encode_request(me.digest, argv))
         accepted = _receive(sock, 5)
+        if len(accepted) != 5 or accepted[:1] != b"Y":
+            return None  # refused, or it went away before starting the call
+        # The child runs the call only once it has the go-ahead, which carries the
+        # standard descriptors: a caller that gave up waiting (and runs the call cold)
+        # never has it run twice, nor leaves its pipes queued in a socket.
+        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _fd_bytes(STDIO))]
+        sock.sendmsg([b"G"], rights)
+        sock.settimeout(None)
     except OSError:
         return None
-    if len(accepted) != 5 or accepted[:1] != b"Y":
-        return None  # refused, or it went away before starting the call
     forwarded = _forward_signals(int.from_bytes(accepted[1:], "little"))
     try:
         ended = _receive(sock, 2)
@@ -411,54 +452,37 @@ class Server:
                 conn.settimeout(REQUEST_SECONDS)
                 if peer_uid(conn) != os.getuid():
                     return True
-                argv, fds = self._request(conn)
+                argv = self._request(conn)
+                pid = os.fork()
             except (OSError, ValueError):
                 return True
-            try:
-                pid = os.fork()
-            except OSError:
-                pid = -1
             if pid == 0:
-                self._child(conn, listener, lock, argv, fds)
-            for fd in fds:
-                os.close(fd)
+                self._child(conn, listener, lock, argv)
         return True
 
-    def _request(self, conn: Any) -> tuple[list[str], list[int]]:
-        import socket
+    def _request(self, conn: Any) -> list[str]:
+        """The arguments of a connected caller's request; ``ValueError`` for anything
+        else."""
+        data = b""
+        while len(data) < 8:
+            chunk = conn.recv(8 - len(data))
+            if not chunk:
+                raise ValueError("a truncated request")
+            data += chunk
+        if data[:4] != MAGIC:
+            raise ValueError("not a warm request")
+        size = int.from_bytes(data[4:8], "little")
+        if size > MAX_REQUEST:
+            raise ValueError("a request too large")
+        payload = bytearray()
+        while len(payload) < size:
+            chunk = conn.recv(min(1 << 20, size - len(payload)))
+            if not chunk:
+                raise ValueError("a truncated request")
+            payload += chunk
+        return decode_request(bytes(payload), self.me.digest)
 
-        data, ancillary, flags, _address = conn.recvmsg(1 << 16, socket.CMSG_SPACE(4 * 3))
-        fds: list[int] = []
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % 4
-                fds += [
-                    int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True)
-                    for i in range(0, usable, 4)
-                ]
-        try:
-            if len(fds) != len(STDIO) or flags & socket.MSG_CTRUNC:
-                raise ValueError("a request without its three descriptors")
-            if data[:4] != MAGIC or len(data) < 8:
-                raise ValueError("not a warm request")
-            size = int.from_bytes(data[4:8], "little")
-            if size > MAX_REQUEST:
-                raise ValueError("a request too large")
-            payload = bytearray(data[8:])
-            while len(payload) < size:
-                chunk = conn.recv(min(1 << 20, size - len(payload)))
-                if not chunk:
-                    raise ValueError("a truncated request")
-                payload += chunk
-            return decode_request(bytes(payload[:size]), self.me.digest), fds
-        except BaseException:
-            for fd in fds:
-                os.close(fd)
-            raise
-
-    def _child(
-        self, conn: Any, listener: Any, lock: int, argv: list[str], fds: list[int]
-    ) -> NoReturn:
+    def _child(self, conn: Any, listener: Any, lock: int, argv: list[str]) -> NoReturn:
         """Become the process that runs one call (never returns)."""
         import contextlib
         import signal
@@ -467,18 +491,10 @@ class Server:
             listener.close()
             os.close(lock)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            conn.settimeout(None)
             os.chdir(self.me.cwd)  # the same path, even if the folder was made anew
-            stdin, stdout, stderr = fds
-            os.dup2(stdin, 0)
-            os.dup2(stderr, 2)
-            if self.stdout_fd != 1:
-                os.dup2(stderr, 1)
-            os.dup2(stdout, self.stdout_fd)
-            for fd in fds:
-                if fd not in (0, 1, 2, self.stdout_fd):
-                    os.close(fd)
             conn.sendall(b"Y" + os.getpid().to_bytes(4, "little"))
+            self._take_streams(conn)
+            conn.settimeout(None)
         except BaseException:
             os._exit(70)  # nothing ran: the caller goes cold
         code = self._run(argv)
@@ -486,6 +502,32 @@ class Server:
         with contextlib.suppress(OSError):
             conn.sendall(b"X" + bytes([code & 0xFF]))
         os._exit(code & 0xFF)
+
+    def _take_streams(self, conn: Any) -> None:
+        """Receive the caller's go-ahead with its standard descriptors, and put them where
+        this process's reads and writes go (raises when they do not come)."""
+        import socket
+
+        data, ancillary, flags, _address = conn.recvmsg(1, socket.CMSG_SPACE(4 * len(STDIO)))
+        fds: list[int] = []
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % 4
+                fds += [
+                    int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True)
+                    for i in range(0, usable, 4)
+                ]
+        if data != b"G" or len(fds) != len(STDIO) or flags & socket.MSG_CTRUNC:
+            raise ConnectionError("no go-ahead with three descriptors")
+        stdin, stdout, stderr = fds
+        os.dup2(stdin, 0)
+        os.dup2(stderr, 2)
+        if self.stdout_fd != 1:
+            os.dup2(stderr, 1)  # as the protocol's claim on stdout left descriptor 1
+        os.dup2(stdout, self.stdout_fd)
+        for fd in fds:
+            if fd not in (0, 1, 2, self.stdout_fd):
+                os.close(fd)
 
     def _run(self, argv: list[str]) -> int:
         """One call's exit code, as the interpreter would end a cold call."""

@@ -315,36 +315,108 @@ def test_no_warm_process_when_turned_off_or_where_the_folder_is_not_private(
     assert [p.name for p in warm_dir.iterdir()] == ["shared"]
 
 
-def test_hostile_connections_do_not_stop_the_warm_process(
-    probe: Path, env: dict[str, str], warm_dir: Path
+def _request(digest: bytes, argv: list[str]) -> bytes:
+    payload = digest + b"\0".join([str(len(argv)).encode(), *(a.encode() for a in argv)])
+    return b"skw1" + len(payload).to_bytes(4, "little") + payload
+
+
+def _closed(client: socket.socket) -> bool:
+    """Whether the other end closed (a reset when it left bytes unread)."""
+    try:
+        return client.recv(16) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
+    probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
 ) -> None:
+    log = tmp_path / "renderings"
+    env = {**env, "WARM_PROBE_LOG": str(log)}
     call(probe, "start", env=env)
     (warm,) = warm_ready(warm_dir)
     (path,) = warm_dir.glob("*.sock")
-    attempts = [
+    digest = bytes.fromhex(path.stem)  # the socket is named after the identity's digest
+    refused = [
         b"",  # connects and hangs up
         b"junk that is no request",
         b"skw1" + (1 << 31).to_bytes(4, "little"),  # a length beyond the limit
-        b"skw1" + (8).to_bytes(4, "little") + b"\0" * 8,  # no descriptors, wrong digest
+        _request(b"\1" * 16, ["start"]),  # another identity's
+        _request(digest, ["start"])[:-3],  # cut short
+        b"skw1" + (23).to_bytes(4, "little") + digest + b"2\0start",  # a false count
     ]
-    for data in attempts:
+    for data in refused:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.connect(str(path))
-            if data:
-                client.sendall(data)
-            client.shutdown(socket.SHUT_WR)
             client.settimeout(10)
-            assert client.recv(16) == b""  # refused without running anything
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-        client.connect(str(path))
-        r, w = os.pipe()
-        request = b"skw1" + (20).to_bytes(4, "little") + b"\1" * 16 + b"1\0ab"
-        client.sendmsg(
-            [request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(r.to_bytes(4, "little")) * 3)]
-        )
-        client.settimeout(10)
-        assert client.recv(16) == b""  # a request for another identity
-        os.close(r)
-        os.close(w)
+            client.connect(str(path))
+            client.sendall(data)
+            client.shutdown(socket.SHUT_WR)
+            assert _closed(client)  # without a child to run anything
+    accepted = []
+    for go_ahead in (None, b"G", b"X"):  # no go-ahead, one without descriptors, a wrong one
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(10)
+            client.connect(str(path))
+            client.sendall(_request(digest, ["start"]))
+            reply = client.recv(5)
+            assert reply[:1] == b"Y"
+            accepted.append(int.from_bytes(reply[1:], "little"))
+            if go_ahead:
+                client.sendall(go_ahead)
+            client.shutdown(socket.SHUT_WR)
+            assert _closed(client)  # the child ends without running the call
+    for child in accepted:
+        _gone(child, within=10)
+    assert len(log.read_text().split()) == 1  # only the first, cold, call rendered
     answer = facts(call(probe, "start", env=env))
     assert answer["ppid"] == warm
+    assert len(log.read_text().split()) == 2
+
+
+def test_the_warm_process_keeps_none_of_the_callers_descriptors(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    # An agent may pass a pipe beyond stdio and wait for its end: the warm process left
+    # by the call must not hold it open.
+    read_end, write_end = os.pipe()
+    try:
+        done = subprocess.run(
+            [str(probe / "scripts" / "run"), "start"],
+            capture_output=True,
+            env=env,
+            cwd=tempfile.gettempdir(),
+            pass_fds=(write_end,),
+            timeout=60,
+        )
+        assert done.returncode == 0
+        (warm,) = warm_ready(warm_dir)
+        os.close(write_end)
+        write_end = -1
+        assert os.read(read_end, 1) == b""  # no writer left: the warm process has none
+        held = [os.readlink(f"/proc/{warm}/fd/{fd}") for fd in os.listdir(f"/proc/{warm}/fd")]
+        assert not [target for target in held if target.startswith("pipe:")]
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+
+
+def test_a_stopped_warm_process_neither_holds_a_call_up_nor_runs_it_later(
+    probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "renderings"
+    env = {**env, "WARM_PROBE_LOG": str(log)}
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    os.kill(warm, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        answer = facts(call(probe, "start", env=env))
+        assert answer["pid"] == answer["imported_in"]  # run cold, after a short wait
+        assert time.monotonic() - started < 30
+    finally:
+        os.kill(warm, signal.SIGCONT)
+    time.sleep(1)  # the warm process now forks a child for the abandoned call ...
+    assert len(log.read_text().split()) == 2  # ... which does not run it
+    assert facts(call(probe, "start", env=env))["ppid"] == warm
+    assert len(log.read_text().split()) == 3

@@ -199,10 +199,13 @@ class Helpers:
             else:  # it is gone already
                 os.close(helper.result_fd)
                 _reap(helper.pid, 0)
-        _send(tickets_write, b"".join(_ticket(k) for k in range(-(-count // size))))
+        tickets = -(-count // size)
+        _send(tickets_write, b"".join(_ticket(k) for k in range(tickets)))
         self._helpers, self._tickets = [], None
+        taken_here = 0
         try:
             while (ticket := _take(tickets_read)) is not None:
+                taken_here += 1
                 for index in range(ticket * size, min(count, (ticket + 1) * size)):
                     results[index] = run_here(index)
         except BaseException:
@@ -210,6 +213,11 @@ class Helpers:
             raise
         finally:
             os.close(tickets_read)
+        if taken_here == tickets:
+            # Every item is done here (quick ones: results read from a cache) while the
+            # helpers were still loading: none holds a ticket, none is waited for.
+            _stop(helpers)
+            return results
         for helper in helpers:
             for ticket, values in _collect(helper):
                 start = ticket * size

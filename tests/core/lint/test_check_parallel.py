@@ -214,6 +214,40 @@ def test_a_dismissed_helper_does_not_hold_the_callers_output(tmp_path: Path) -> 
     assert time.monotonic() - start < 4
 
 
+@needs_fork
+def test_helpers_still_loading_when_the_caller_did_everything_are_not_waited_for(
+    tmp_path: Path,
+) -> None:
+    # Quick items (results read back from the cache) are all done by the caller while the
+    # helpers import; a helper that never finishes loading holds nothing up.
+    script = tmp_path / "caller.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, time
+            from skillkit_core.lint import parallel
+
+            def load():
+                time.sleep(3600)
+                return lambda payload, index: (index, "helper")
+
+            helpers = parallel.Helpers.start(load, 1)
+            print(helpers.share(50, None, lambda i: (i, "here"), lambda i, p: tuple(p))[-1])
+            try:
+                os.waitpid(-1, os.WNOHANG)
+                print("a helper is left")
+            except ChildProcessError:
+                print("no helper left")
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert (done.stdout, done.stderr) == ("(49, 'here')\nno helper left\n", "")
+
+
 def test_few_items_or_one_cpu_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parallel.worker_count(parallel.MIN_ITEMS - 1) == 1
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 1)

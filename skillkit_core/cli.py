@@ -171,6 +171,14 @@ def check(
     config: Annotated[
         str | None, typer.Option(help="pyproject.toml to read [tool.skillkit] from.")
     ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Check every folder, reading and storing no results in the user's cache "
+            "(also SKILLKIT_NO_CACHE=1).",
+        ),
+    ] = False,
 ) -> None:
     """Lint skills: exit 0 when clean, 1 on errors (or warnings with --strict), 2 on misuse."""
     from skillkit_core.lint.check_command import execute
@@ -184,6 +192,7 @@ def check(
         fix=fix,
         hosts=hosts,
         config=config,
+        no_cache=no_cache,
     )
     raise typer.Exit(code)
 

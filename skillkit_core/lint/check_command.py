@@ -38,14 +38,18 @@ def execute(
     fix: bool = False,
     hosts: bool = False,
     config: str | None = None,
+    no_cache: bool = False,
     helpers: Helpers | None = None,
 ) -> int:
     """Check ``paths``, print the result in ``output_format``, return the exit code.
 
-    ``helpers`` are processes started early to share the folders (see
-    :func:`_start_helpers`)."""
+    SKILL.md folders checked before and unchanged since are read back from the user's
+    result cache (:mod:`~skillkit_core.lint.result_cache`) unless ``no_cache`` or the
+    ``SKILLKIT_NO_CACHE`` environment variable turns it off. ``helpers`` are processes
+    started early to share the folders (see :func:`_start_helpers`)."""
     from skillkit_core.lint import format as formats
     from skillkit_core.lint.check_paths import run_check
+    from skillkit_core.lint.result_cache import ResultCache
 
     try:
         if output_format not in formats.FORMATS:
@@ -62,6 +66,7 @@ def execute(
             config_file=Path(config) if config else None,
             hosts=hosts,
             helpers=helpers,
+            cache=None if no_cache else ResultCache.default(),
         )
     except SkillkitError as error:
         _usage_error(error)
@@ -113,6 +118,7 @@ OPTIONS: dict[str, tuple[str, bool]] = {
     "fix": ("fix", False),
     "hosts": ("hosts", False),
     "config": ("config", True),
+    "no-cache": ("no_cache", False),
 }
 _REPEATABLE = frozenset({"select", "ignore"})
 

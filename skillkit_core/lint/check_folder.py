@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from skillkit_core.lint.diagnostic import UNREADABLE as UNREADABLE
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.compat import HostVerdict, host_verdicts
@@ -12,9 +13,12 @@ from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
 from skillkit_core.named_tuple import NamedTuple
 
-# The finding for a file or folder that cannot be read (no rule of the registry makes it:
-# it says what was not checked; ``skillkit check`` also uses it for its paths).
-UNREADABLE = "unreadable-path"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillkit_core.manifest.listing import Snapshot
+
+# How the finding of a rule that failed starts (then the rule's id and the error).
+INTERNAL_ERROR = "internal error in rule"
 
 
 class FolderReport(NamedTuple):
@@ -45,12 +49,15 @@ def check_folder(
     *,
     text: str | None = None,
     hosts: bool = True,
+    snapshot: Snapshot | None = None,
 ) -> FolderReport:
     """Run ``rules`` (default: every manifest rule) on the skill folder at ``path``.
 
     ``text``, when given, is used as the SKILL.md's content instead of the file on disk
-    (an editor's unsaved buffer); the rest of the folder is read from disk. With
-    ``hosts=False`` the host verdicts are left out (empty).
+    (an editor's unsaved buffer); the rest of the folder is read from disk, or from
+    ``snapshot`` (the folder's files as read once before: see
+    :class:`~skillkit_core.manifest.listing.Snapshot`). With ``hosts=False`` the host
+    verdicts are left out (empty).
     """
     if rules is None:
         from skillkit_core.lint.registry import rules_for
@@ -63,7 +70,7 @@ def check_folder(
 
         manifest = find_skill_md(root) or root / SKILL_MD
         parsed = parse_skill_md(text, str(manifest))
-    folder = SkillFolder(root, parsed)
+    folder = SkillFolder(root, parsed, snapshot)
     found: list[LintDiagnostic] = []
     for rule in rules:
         found.extend(_run(rule, folder))
@@ -100,7 +107,7 @@ def _run(rule: Rule, folder: SkillFolder) -> list[LintDiagnostic]:
     except Exception as error:
         return [
             rule.diagnostic(
-                f"internal error in rule {rule.id}: {type(error).__name__}: {error}",
+                f"{INTERNAL_ERROR} {rule.id}: {type(error).__name__}: {error}",
                 file=folder.skill_md,
                 severity="error",
             )
@@ -132,16 +139,15 @@ def _unsuppressed(folder: SkillFolder, found: list[LintDiagnostic]) -> list[Lint
     for diagnostic in found:
         file = diagnostic.file or folder.skill_md
         if file not in cache:
-            cache[file] = _file_suppressions(file)
+            cache[file] = _file_suppressions(folder, file)
         line = diagnostic.range.line if diagnostic.range else None
         if not cache[file].suppresses(diagnostic.rule, line):
             kept.append(diagnostic)
     return kept
 
 
-def _file_suppressions(file: str) -> Suppressions:
-    try:
-        text = Path(file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+def _file_suppressions(folder: SkillFolder, file: str) -> Suppressions:
+    text = folder.text_of(file)
+    if text is None:
         return NO_SUPPRESSIONS
     return find_suppressions(text.splitlines())

@@ -16,10 +16,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from skillkit_core.errors import UsageError
-from skillkit_core.lint.check_folder import UNREADABLE, FolderReport, check_folder
 from skillkit_core.lint.config import LintConfig
-from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
-from skillkit_core.manifest.compat import Consumer, HostVerdict
+from skillkit_core.lint.diagnostic import (
+    UNREADABLE,
+    Fix,
+    LintDiagnostic,
+    SourceRange,
+    TextEdit,
+)
 from skillkit_core.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
@@ -27,7 +31,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from skillkit_core.lint.check_folder import FolderReport
     from skillkit_core.lint.parallel import Helpers, Work
+    from skillkit_core.lint.result_cache import ResultCache
+    from skillkit_core.manifest.compat import HostVerdict
 
     TargetKind = Literal["manifest", "workflow"]
 # Findings about the command line's paths rather than a skill (no rule of the registry
@@ -241,9 +248,43 @@ def find_workflow_files(root: Path) -> list[Path]:
     return find_skill_sources(root, _SKIPPED)
 
 
-def _check_manifest(target: Target, hosts: bool = True) -> TargetReport:
-    report: FolderReport = check_folder(target.path, hosts=hosts)
-    return TargetReport(target, report.diagnostics, report.hosts, report.suppressed)
+def _check_manifest(
+    target: Target, hosts: bool = True, cache: ResultCache | None = None
+) -> TargetReport:
+    """The report of a SKILL.md folder: read back from ``cache`` when the folder is
+    unchanged since it was stored there, else checked (and stored)."""
+    slot, plain = cache.find(str(target.path), hosts) if cache is not None else (None, None)
+    if plain is not None:
+        try:
+            return _report_from_plain(target, plain)
+        except (ValueError, TypeError):  # not a report: check again
+            pass
+    # Imported here: a check whose folders are all cached needs neither the rules nor
+    # the YAML parser.
+    from skillkit_core.lint.check_folder import check_folder
+
+    snapshot = None if slot is None else slot.snapshot
+    report = check_folder(target.path, hosts=hosts, snapshot=snapshot)
+    result = TargetReport(target, report.diagnostics, report.hosts, report.suppressed)
+    if cache is not None and slot is not None and _cacheable(report):
+        cache.keep(slot, _plain_report(result), report.folder.outside_answers)
+    return result
+
+
+def _cacheable(report: FolderReport) -> bool:
+    """Whether a folder's report may be read back later: nothing in the folder was
+    unreadable, no rule failed (a failure need not happen again), and every finding
+    names a file of the folder (whose content the key covers: the check reads a named
+    file's suppression markers)."""
+    from skillkit_core.lint.check_folder import INTERNAL_ERROR
+
+    folder = report.folder
+    if folder.unreadable:
+        return False
+    if any(d.message.startswith(INTERNAL_ERROR) for d in report.diagnostics):
+        return False
+    named = {folder.skill_md, *(folder.display(file) for file in folder.files)}
+    return all(d.file is None or d.file in named for d in report.diagnostics)
 
 
 def _check_workflow(target: Target, hosts: bool = True) -> TargetReport:
@@ -269,6 +310,7 @@ def check_targets(
     hosts: bool = True,
     helpers: Helpers | None = None,
     problems: Sequence[LintDiagnostic] = (),
+    cache: ResultCache | None = None,
 ) -> CheckRun:
     """Check every target and apply ``config`` (select/ignore/severity); ``problems``
     (findings about the paths, from :func:`collect_targets`) come first, unfiltered.
@@ -277,7 +319,9 @@ def check_targets(
     :func:`~skillkit_core.lint.parallel.worker_count` judges worthwhile); the result is
     the same as checking them one by one. ``hosts=False`` skips the host verdicts.
     ``helpers`` (forked at program start, with :func:`prepare_folder_work` as their work)
-    take the place of freshly forked processes, or are dismissed when not needed.
+    take the place of freshly forked processes, or are dismissed when not needed. A
+    SKILL.md folder's report is read from ``cache`` when it holds one for the folder as
+    it is, and stored there otherwise (:mod:`~skillkit_core.lint.result_cache`).
     """
     targets = list(targets)
     for target in targets:
@@ -285,7 +329,9 @@ def check_targets(
             raise UsageError(
                 f"{target.label}: checking Python skill files is not available in this build"
             )
-    reports = _reports(targets, workers, hosts, helpers)
+    reports = _reports(targets, workers, hosts, helpers, cache)
+    if cache is not None:
+        cache.save()
     diagnostics = [*problems]
     diagnostics += [d for report in reports for d in _configured(config, report.diagnostics)]
     # Skill modules of one folder share its references/: a finding about a file there
@@ -304,7 +350,11 @@ def _configured(config: LintConfig, diagnostics: list[LintDiagnostic]) -> list[L
 
 
 def _reports(
-    targets: list[Target], workers: int | None, hosts: bool, helpers: Helpers | None
+    targets: list[Target],
+    workers: int | None,
+    hosts: bool,
+    helpers: Helpers | None,
+    cache: ResultCache | None,
 ) -> list[TargetReport]:
     """Each target's report, in order; SKILL.md folders in forked processes when many."""
     folders = [target for target in targets if target.kind == "manifest"]
@@ -312,46 +362,72 @@ def _reports(
         from skillkit_core.lint.parallel import worker_count
 
         workers = worker_count(len(folders))
+
+    def check(target: Target) -> TargetReport:
+        if target.kind == "manifest" and cache is not None:
+            return _check_manifest(target, hosts, cache)
+        return CHECKERS[target.kind](target, hosts)
+
     if workers <= 1:
         if helpers is not None:
             helpers.dismiss()
-        return [CHECKERS[target.kind](target, hosts) for target in targets]
-    check_folder = CHECKERS["manifest"]
+        return [check(target) for target in targets]
+
+    # A report from another process comes with what it kept for the cache (to save).
+    def received(target: Target, plain: tuple) -> TargetReport:
+        report, kept = plain
+        if cache is not None:
+            cache.add_kept(kept)
+        return _report_from_plain(target, report)
+
     if helpers is not None:
+        directory = None if cache is None else cache.directory
         done = iter(
             helpers.share(
                 len(folders),
-                (hosts, [str(target.path) for target in folders]),
-                lambda index: check_folder(folders[index], hosts),
-                lambda index, plain: _report_from_plain(folders[index], plain),
+                (hosts, [str(target.path) for target in folders], directory),
+                lambda index: check(folders[index]),
+                lambda index, plain: received(folders[index], plain),
             )
         )
     else:
         from skillkit_core.lint.parallel import Codec, map_forked
 
-        codec = Codec(_plain_report, _report_from_plain)
-        done = iter(map_forked(lambda target: check_folder(target, hosts), folders, workers, codec))
-    return [
-        next(done) if target.kind == "manifest" else CHECKERS[target.kind](target, hosts)
-        for target in targets
-    ]
+        def sent(report: TargetReport) -> tuple:
+            return _plain_report(report), [] if cache is None else cache.take_kept()
+
+        done = iter(map_forked(check, folders, workers, Codec(sent, received)))
+    return [next(done) if target.kind == "manifest" else check(target) for target in targets]
 
 
 def prepare_folder_work() -> Work:
     """Import what checking SKILL.md folders needs and return the work function for
     :class:`~skillkit_core.lint.parallel.Helpers` that :func:`check_targets` shares
-    folders with (its payload: the hosts flag and the folder paths)."""
+    folders with (its payload: the hosts flag, the folder paths and the result cache's
+    folder or ``None``)."""
     from skillkit_core.lint.check_folder import prepare
 
     prepare()
     return _folder_work
 
 
-def _folder_work(payload: tuple[bool, list[str]], index: int) -> tuple:
-    """A helper's work: the plain report of folder ``index`` (``payload``: the hosts
-    flag and the folder paths)."""
-    hosts, paths = payload
-    return _plain_report(_check_manifest(Target("manifest", Path(paths[index])), hosts))
+# The result cache of a helper process, made on its first folder.
+_HELPER_CACHES: dict[str, ResultCache] = {}
+
+
+def _folder_work(payload: tuple[bool, list[str], str | None], index: int) -> tuple:
+    """A helper's work: the plain report of folder ``index`` and what it kept for the
+    result cache (``payload``: the hosts flag, the folder paths and the result cache's
+    folder or ``None``)."""
+    hosts, paths, directory = payload
+    cache = None
+    if directory is not None:
+        from skillkit_core.lint.result_cache import ResultCache
+
+        cache = _HELPER_CACHES.setdefault(directory, ResultCache(directory))
+    target = Target("manifest", Path(paths[index]))
+    report = _plain_report(_check_manifest(target, hosts, cache))
+    return report, [] if cache is None else cache.take_kept()
 
 
 def _plain_report(report: TargetReport) -> tuple:
@@ -401,9 +477,17 @@ def _report_from_plain(target: Target, plain: tuple) -> TargetReport:
             )
             for rule, severity, message, step, file, where, fix, suggestions in diagnostics
         ],
-        tuple(HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in hosts),
+        _verdicts_from_plain(hosts),
         suppressed,
     )
+
+
+def _verdicts_from_plain(plain: list[tuple]) -> tuple[HostVerdict, ...]:
+    if not plain:  # without --hosts: no verdicts, and no need of the host table
+        return ()
+    from skillkit_core.manifest.compat import Consumer, HostVerdict
+
+    return tuple(HostVerdict(Consumer(key, label), loads, why) for key, label, loads, why in plain)
 
 
 def _edit(where: tuple, new_text: str, file: str | None) -> TextEdit:
@@ -436,6 +520,7 @@ def run_check(
     max_fix_passes: int = 3,
     hosts: bool = True,
     helpers: Helpers | None = None,
+    cache: ResultCache | None = None,
 ) -> CheckOutcome:
     """Everything ``skillkit check`` does below the command line.
 
@@ -443,7 +528,8 @@ def run_check(
     flags. With ``fix``, safe fixes are applied and the targets re-checked (a few passes,
     since one fix can reveal another), and the final state is reported. ``hosts=False``
     leaves out the host verdicts (``skillkit check`` without ``--hosts`` shows none).
-    ``helpers`` serve the first check, as in :func:`check_targets`.
+    ``helpers`` serve the first check and ``cache`` every check, as in
+    :func:`check_targets`.
     """
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
 
@@ -458,7 +544,9 @@ def run_check(
         validate_patterns(config, (*(rule.id for rule in RULES), *EDITOR_RULE_IDS))
     problems: list[LintDiagnostic] = []
     targets = collect_targets(paths, problems)
-    run = check_targets(targets, config, hosts=hosts, helpers=helpers, problems=problems)
+    run = check_targets(
+        targets, config, hosts=hosts, helpers=helpers, problems=problems, cache=cache
+    )
     applied, files = 0, set()
     for _ in range(max_fix_passes if fix else 0):
         if not run.fixable:
@@ -470,5 +558,5 @@ def run_check(
             break
         applied += result.applied
         files.update(result.files)
-        run = check_targets(targets, config, hosts=hosts, problems=problems)
+        run = check_targets(targets, config, hosts=hosts, problems=problems, cache=cache)
     return CheckOutcome(run, applied, tuple(sorted(files)))

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
     Severity = Literal["error", "warning", "info"]
 
+# The finding for a file or folder that cannot be read (no rule of the registry makes it:
+# it says what was not checked; ``skillkit check`` also uses it for its paths).
+UNREADABLE = "unreadable-path"
+
 
 class SourceRange(NamedTuple):
     """A span in a text file: 0-based lines, 0-based columns counted in code points.

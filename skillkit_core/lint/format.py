@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from skillkit_core.lint.capping import Capped, shown
-from skillkit_core.lint.check_paths import CheckRun
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
 from skillkit_core.safe_text import escape_controls, escape_json_controls
 
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from rich.console import Console
+
+    from skillkit_core.lint.check_paths import CheckRun
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import stat
 from functools import cached_property
 from pathlib import Path
 
 from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.listing import MAX_FILES as MAX_FILES
+from skillkit_core.manifest.listing import SKIPPED_FOLDERS as SKIPPED_FOLDERS
+from skillkit_core.manifest.listing import FolderFile, Snapshot, list_folder
 from skillkit_core.manifest.markdown import (
     NO_SUPPRESSIONS,
     Link,
@@ -25,19 +27,15 @@ from skillkit_core.manifest.parse import (
     SKILL_MD,
     FieldSpan,
     ParsedSkillMd,
+    parse_skill_md_bytes,
     read_regular_file,
     read_skill_md,
 )
-from skillkit_core.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# Listing a folder stops after this many files (a skill folder is small; a mistaken
-# target such as a home directory must not hang the check).
-MAX_FILES = 5000
-SKIPPED_FOLDERS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv"})
 # Text files above this size are not scanned for secrets.
 MAX_SCAN_BYTES = 1024 * 1024
 
@@ -52,28 +50,27 @@ _YAML_TYPES = {
 }
 
 
-class FolderFile(NamedTuple):
-    """A file inside the skill folder: its ``/``-separated path relative to the folder,
-    its full path and its stat."""
-
-    relative: str
-    path: str
-    mode: int
-    size: int
-
-
 class SkillFolder:
     """The target of ``manifest`` rules: one folder that should hold a SKILL.md.
 
     ``root`` is the folder; ``parsed`` its SKILL.md; ``skill_md`` the path diagnostics
-    name (as given by the caller, not resolved).
+    name (as given by the caller, not resolved). With a ``snapshot`` of the folder, its
+    files are read from there instead of the disk.
     """
 
-    def __init__(self, root: str | Path, parsed: ParsedSkillMd | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        parsed: ParsedSkillMd | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> None:
         self.root = root if isinstance(root, Path) else Path(root)
-        self.parsed = parsed if parsed is not None else read_skill_md(self.root)
+        self._snapshot = snapshot
+        self.parsed = parsed if parsed is not None else self._read_manifest()
         self.skill_md = self.parsed.path or str(self.root / SKILL_MD)
         self._texts: dict[str, str | None] = {}
+        # What rules asked about paths outside the folder: absolute path -> exists.
+        self.outside_answers: dict[str, bool] = {}
 
     @cached_property
     def manifest_name(self) -> str:
@@ -84,6 +81,21 @@ class SkillFolder:
     def folder_name(self) -> str:
         """The folder's own name (of the resolved path, so ``.`` works)."""
         return self.root.name or self.root.resolve().name
+
+    def _read_manifest(self) -> ParsedSkillMd:
+        data = None if self._snapshot is None else self._snapshot.contents.get(SKILL_MD)
+        if data is None:  # no snapshot, or no SKILL.md of that exact name in it
+            return read_skill_md(self.root)
+        return parse_skill_md_bytes(data, os.path.join(os.fspath(self.root), SKILL_MD))
+
+    def outside_exists(self, path: Path) -> bool:
+        """Whether ``path``, outside the folder, exists (for a rule that looks beside the
+        folder, as a rename's target). Every answer is kept in :attr:`outside_answers`:
+        the result cache of ``skillkit check`` keeps a folder's findings only while each
+        answer stays the same."""
+        exists = path.exists()
+        self.outside_answers[os.path.abspath(path)] = exists
+        return exists
 
     @cached_property
     def exists(self) -> bool:
@@ -207,48 +219,16 @@ class SkillFolder:
 
     @cached_property
     def files(self) -> list[FolderFile]:
-        """Every regular file under the folder (sorted, bounded, junk folders skipped).
-
-        A symbolic link to a folder is entered only when the folder lies inside the skill
-        folder and is not one the walk is already inside (a link to an ancestor is a
-        cycle: walked once). Folders and entries that cannot be read are recorded in
-        :attr:`unreadable`."""
-        found: list[FolderFile] = []
-        self._folders: set[str] = {""}
-        # Each folder to list with the folders the walk went through to reach it.
-        pending: list[tuple[str, str, tuple[str, ...]]] = [("", str(self.root), ())]
-        listed = 0
-        while pending and len(found) < MAX_FILES and listed < MAX_FILES:
-            relative_dir, current, chain = pending.pop()
-            listed += 1
-            try:
-                entries = sorted(os.scandir(current), key=lambda entry: entry.name)
-            except OSError as error:
-                self._cannot_read(relative_dir.rstrip("/") or ".", error)
-                continue
-            inside = (*chain, current)
-            for entry in entries:
-                relative = f"{relative_dir}{entry.name}"
-                try:
-                    if entry.is_dir():
-                        if entry.name not in SKIPPED_FOLDERS:
-                            self._folders.add(relative)
-                            if not entry.is_symlink() or self._may_enter(entry.path, inside):
-                                pending.append((relative + "/", entry.path, inside))
-                        continue
-                    info = entry.stat()
-                except FileNotFoundError:  # a dangling symbolic link: no file
-                    continue
-                except OSError as error:
-                    self._cannot_read(relative, error)
-                    continue
-                if _is_regular(info.st_mode):
-                    found.append(FolderFile(relative, entry.path, info.st_mode, info.st_size))
-                    if entry.is_symlink() and not self._within(entry.path):
-                        self._outside.add(relative)
-        found.sort(key=lambda file: file.relative)
-        self._complete = len(found) < MAX_FILES
-        return found[:MAX_FILES]
+        """Every regular file under the folder (sorted, bounded, junk folders skipped:
+        :func:`~skillkit_core.manifest.listing.list_folder`). Folders and entries that
+        cannot be read are recorded in :attr:`unreadable`."""
+        snapshot = self._snapshot
+        listing = list_folder(str(self.root)) if snapshot is None else snapshot.listing
+        self._folders = listing.folders
+        self._outside.update(listing.outside)
+        self.unreadable.update(listing.unreadable)
+        self._complete = listing.complete
+        return listing.files
 
     @cached_property
     def unreadable(self) -> dict[str, str]:
@@ -260,27 +240,6 @@ class SkillFolder:
     def _outside(self) -> set[str]:
         """Files listed through a symbolic link that leads out of the folder (not read)."""
         return set()
-
-    @cached_property
-    def _real_root(self) -> str:
-        return os.path.realpath(self.root)
-
-    def _within(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        return real == self._real_root or real.startswith(self._real_root.rstrip(os.sep) + os.sep)
-
-    def _may_enter(self, link: str, chain: tuple[str, ...]) -> bool:
-        """Whether the walk enters the folder a symbolic link names: not outside the
-        skill folder, not one of the folders (``chain``) the walk is inside already.
-        Asked only of links, so a folder without any costs no extra system call."""
-        if not self._within(link):
-            return False
-        target = os.stat(link)
-        for folder in chain:
-            info = os.stat(folder)
-            if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
-                return False
-        return True
 
     def _cannot_read(self, relative: str, error: OSError) -> None:
         self.unreadable[relative] = (error.strerror or type(error).__name__).lower()
@@ -355,13 +314,40 @@ class SkillFolder:
         if file.size > MAX_SCAN_BYTES or file.relative in self._outside:
             return None
         try:
-            data = read_regular_file(file.path, MAX_SCAN_BYTES + 1)
+            data = self._bytes(file.relative, file.path, MAX_SCAN_BYTES + 1)
         except OSError as error:
             self._cannot_read(file.relative, error)
             return None
         if data is None or len(data) > MAX_SCAN_BYTES or b"\x00" in data[:8192]:
             return None
         return data.decode("utf-8", errors="replace")
+
+    def _bytes(self, relative: str, path: str, limit: int) -> bytes | None:
+        """Up to ``limit`` bytes of a file of the folder: from the snapshot when there
+        is one holding it, else read (``None``: no regular file there)."""
+        if self._snapshot is not None:
+            data = self._snapshot.contents.get(relative)
+            if data is not None:
+                return data[:limit]
+        return read_regular_file(path, limit)
+
+    def text_of(self, path: str) -> str | None:
+        """The whole text of the file at ``path`` (as a finding names it; undecodable
+        bytes replaced), or ``None`` when it cannot be read: a file of the snapshot is
+        read from there."""
+        if self._snapshot is not None:
+            relative = self._relative_names.get(path)
+            data = None if relative is None else self._snapshot.contents.get(relative)
+            if data is not None:
+                return data.decode("utf-8", errors="replace")
+        try:
+            return Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    @cached_property
+    def _relative_names(self) -> dict[str, str]:
+        return {self.display(file): file.relative for file in self.files}
 
     def display(self, file: FolderFile) -> str:
         """The path diagnostics use for a folder file."""
@@ -376,7 +362,3 @@ class SkillFolder:
         if normal == ".." or normal.startswith("../") or normal.startswith("/"):
             return None
         return "" if normal == "." else normal
-
-
-def _is_regular(mode: int) -> bool:
-    return stat.S_ISREG(mode)

@@ -511,6 +511,13 @@ def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
         return ParsedSkillMd(path=error.filename, text="", problems=(problem,))
     if data is None:
         return _missing(file, f"no {SKILL_MD} found at {file}")
+    return parse_skill_md_bytes(data, file)
+
+
+def parse_skill_md_bytes(data: bytes, file: str) -> ParsedSkillMd:
+    """:func:`read_skill_md`'s value for the manifest at ``file`` holding ``data`` (read
+    already): at most ``MAX_BYTES`` of it parsed, undecodable bytes replaced, both
+    noted as problems."""
     extra: list[ParseProblem] = []
     if len(data) > MAX_BYTES:
         data = data[:MAX_BYTES]

@@ -124,15 +124,16 @@ main()
 """
 
 
-def _imported_by_the_command(*args: str) -> set[str]:
+def _imported_by_the_command(*args: str, cache: Path) -> set[str]:
     """Every module ``skillkit ARGS`` imports itself: run without ``site``, whose start
-    (an editable install's finder, above all) would import modules of its own."""
+    (an editable install's finder, above all) would import modules of its own, with its
+    result cache in ``cache``."""
     path = os.pathsep.join([str(ROOT), *site.getsitepackages()])
     done = subprocess.run(
         [sys.executable, "-S", "-X", "importtime", "-m", "skillkit_core", *args],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": path},
+        env={**os.environ, "PYTHONPATH": path, "SKILLKIT_CACHE_DIR": str(cache)},
         cwd=ROOT,
     )
     assert done.returncode in (0, 1), done.stderr[-2000:]
@@ -158,9 +159,16 @@ def _skill_folder(root: Path) -> Path:
 def test_checking_one_skill_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
     # Every module costs a one-folder check's start (a few times agnix's whole run).
     folder = str(_skill_folder(tmp_path))
-    loaded = _imported_by_the_command("check", folder, "--format", "json")
+    args = ("check", folder, "--format", "json")
+    loaded = _imported_by_the_command(*args, cache=tmp_path / "cache")
     assert {"yaml", "json", "skillkit_core.lint.registry"} <= loaded  # the imports were seen
-    assert not loaded & {"typing", "getopt", "gettext"}
+    light = {"typing", "getopt", "gettext", "hashlib", "shutil", "tempfile"}
+    assert not loaded & light
+    # Checked again, unchanged: the findings are read back, without the rules or PyYAML.
+    again = _imported_by_the_command(*args, cache=tmp_path / "cache")
+    assert "skillkit_core.lint.result_cache" in again
+    heavy = {"yaml", "skillkit_core.lint.registry", "skillkit_core.manifest.markdown"}
+    assert not again & (light | heavy)
 
 
 def test_checking_skill_md_folders_compiles_no_string_annotations(tmp_path: Path) -> None:

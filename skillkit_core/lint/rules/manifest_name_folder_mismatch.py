@@ -47,7 +47,7 @@ def _suggest(folder: SkillFolder, diagnostic: LintDiagnostic) -> tuple[Fix, ...]
         )
     name = normalized(folder.text_value("name") or "")
     target = folder.root.parent / name
-    if name and not name_problems(name) and not target.exists():
+    if name and not name_problems(name) and not folder.outside_exists(target):
         suggestions.append(
             Fix(
                 title=f"Rename the folder to '{name}' (paths to '{wanted}' change)",

@@ -1,0 +1,375 @@
+"""The result cache of ``skillkit check``: findings read back only while everything they
+depend on is as it was; any change to a folder (or to what a rule asked about outside
+it) gives the findings a fresh check gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillkit_core.lint import check_folder as check_folder_module
+from skillkit_core.lint import result_cache
+from skillkit_core.lint.check_paths import run_check
+from skillkit_core.lint.format import render_json
+from skillkit_core.lint.result_cache import ResultCache
+from tests.core.lint.skillmd_support import make_skill, skill_md
+
+CORPUS = Path(__file__).parents[3].parent / "shared" / "corpus"
+
+
+class Counted:
+    """Counts the folders really checked (not read back from the cache)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        original = check_folder_module.check_folder
+
+        def counting(*args: object, **kwargs: object) -> object:
+            self.calls += 1
+            return original(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(check_folder_module, "check_folder", counting)
+
+
+def _json(paths: list[str], cache: ResultCache | None, **options: object) -> dict:
+    outcome = run_check(paths, hosts=False, cache=cache, **options)  # type: ignore[arg-type]
+    return json.loads(render_json(outcome.run))
+
+
+def _skill(tmp_path: Path) -> Path:
+    return make_skill(
+        tmp_path / "skills",
+        "pdf-tools",
+        {
+            "SKILL.md": skill_md(
+                body="# PDF tools\n\nRead [the guide](references/guide.md) and run "
+                "`scripts/extract.py`.\n"
+            ),
+            "references/guide.md": "# Guide\n\nDetails.\n",
+            "scripts/extract.py": "#!/usr/bin/env python3\nprint(1)\n",
+        },
+        executable=("scripts/extract.py",),
+    )
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> ResultCache:
+    return ResultCache(str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Counted:
+    return Counted(monkeypatch)
+
+
+def test_an_unchanged_folder_is_read_back_with_the_same_findings(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    folder = _skill(tmp_path)
+    (folder / "SKILL.md").write_text(skill_md(name="PDF-Tools"))  # findings to keep
+    fresh = _json([str(folder)], None)
+    assert fresh["diagnostics"]
+    assert _json([str(folder)], cache) == fresh
+    assert counted.calls == 2
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh  # another process
+    assert counted.calls == 2
+
+
+def _edits() -> list[tuple[str, object]]:
+    return [
+        ("the SKILL.md text", lambda f: (f / "SKILL.md").write_text(skill_md(name="pdf"))),
+        ("a reference removed", lambda f: (f / "references" / "guide.md").unlink()),
+        ("the executable bit", lambda f: os.chmod(f / "scripts" / "extract.py", 0o644)),
+        ("a file added", lambda f: (f / "notes.md").write_text("Use key AKIAQ3MZ7T4XH2PLW9RC.\n")),
+        ("a script's content", lambda f: (f / "scripts" / "extract.py").write_text("print(1)\n")),
+    ]
+
+
+@pytest.mark.parametrize("edit", [e for _, e in _edits()], ids=[n for n, _ in _edits()])
+def test_an_edit_gives_the_findings_of_a_fresh_check(
+    tmp_path: Path, cache: ResultCache, edit: object
+) -> None:
+    folder = _skill(tmp_path)
+    before = _json([str(folder)], cache)
+    edit(folder)  # type: ignore[operator]
+    fresh = _json([str(folder)], None)
+    assert fresh != before  # the edit changes the findings
+    assert _json([str(folder)], cache) == fresh
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
+def test_an_edit_that_keeps_size_and_modification_time_is_seen(
+    tmp_path: Path, cache: ResultCache
+) -> None:
+    # The key is the content, not the file's stat.
+    folder = _skill(tmp_path)
+    manifest = folder / "SKILL.md"
+    before = _json([str(folder)], cache)
+    info = manifest.stat()
+    manifest.write_text(manifest.read_text().replace("pdf-tools", "pdf-TOOLS"))
+    os.utime(manifest, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert manifest.stat().st_size == info.st_size
+    fresh = _json([str(folder)], None)
+    assert fresh != before
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
+def test_a_rename_target_appearing_beside_the_folder_is_seen(
+    tmp_path: Path, cache: ResultCache
+) -> None:
+    # name-folder-mismatch suggests renaming the folder only when nothing is in the way:
+    # a question about a path outside the folder, asked again before a result is reused.
+    folder = _skill(tmp_path)
+    (folder / "SKILL.md").write_text(skill_md(name="pdf-reader"))
+    before = _json([str(folder)], cache)
+    (folder.parent / "pdf-reader").mkdir()
+    fresh = _json([str(folder)], None)
+    assert fresh != before
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
+def test_findings_name_files_as_the_folder_was_given(
+    tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _skill(tmp_path)
+    (folder / "SKILL.md").write_text(skill_md(name="PDF"))
+    absolute = _json([str(folder)], cache)
+    monkeypatch.chdir(folder.parent)
+    relative = _json(["pdf-tools"], cache)
+    assert relative == _json(["pdf-tools"], None)
+    assert {d["file"] for d in relative["diagnostics"]} == {"pdf-tools/SKILL.md"}
+    assert {d["file"] for d in absolute["diagnostics"]} == {str(folder / "SKILL.md")}
+    monkeypatch.chdir(folder)
+    assert _json(["."], cache) == _json(["."], None)  # '.' takes the folder's real name
+
+
+def test_configuration_applies_to_results_read_back(tmp_path: Path, cache: ResultCache) -> None:
+    folder = _skill(tmp_path)
+    (folder / "SKILL.md").write_text(skill_md(name="PDF-Tools"))
+    everything = _json([str(folder)], cache)
+    rules = {d["rule"] for d in everything["diagnostics"]}
+    assert "name-format" in rules
+    ignored = _json([str(folder)], cache, ignore=["name-format"])
+    assert ignored == _json([str(folder)], None, ignore=["name-format"])
+    assert "name-format" not in {d["rule"] for d in ignored["diagnostics"]}
+    strict = _json([str(folder)], cache, strict=True)
+    assert strict == _json([str(folder)], None, strict=True)
+    assert _json([str(folder)], cache) == everything
+
+
+def test_host_verdicts_are_kept_apart(tmp_path: Path, cache: ResultCache) -> None:
+    folder = _skill(tmp_path)
+    with_hosts = run_check([str(folder)], hosts=True, cache=cache).run.reports[0].hosts
+    assert with_hosts
+    assert run_check([str(folder)], hosts=False, cache=cache).run.reports[0].hosts == ()
+    again = run_check([str(folder)], hosts=True, cache=cache).run.reports[0].hosts
+    assert again == with_hosts
+
+
+def test_other_code_does_not_read_the_results(
+    tmp_path: Path, cache: ResultCache, counted: Counted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _skill(tmp_path)
+    _json([str(folder)], cache)
+    monkeypatch.setattr(result_cache, "FORMAT", result_cache.FORMAT + 1)
+    _json([str(folder)], ResultCache(cache.directory))
+    assert counted.calls == 2
+
+
+def test_the_code_version_follows_every_module_and_pyyaml(tmp_path: Path) -> None:
+    module = tmp_path / "pkg" / "mod.py"
+    module.parent.mkdir()
+    module.write_text("A = 1\n")
+    before = result_cache._files(str(tmp_path / "pkg"))
+    module.write_text("A = 22\n")
+    assert result_cache._files(str(tmp_path / "pkg")) != before
+    folder = result_cache._yaml_folder()
+    assert folder is not None and Path(folder, "__init__.py").is_file()
+    import yaml
+
+    assert Path(folder).resolve() == Path(yaml.__file__).parent.resolve()
+
+
+def test_a_damaged_cache_is_ignored_and_rewritten(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], cache)
+    packs = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    assert len(packs) == 1
+    packs[0].write_bytes(b"\x00garbage")
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+    assert counted.calls == 2  # checked again once, then read back
+
+
+def test_an_unwritable_cache_is_no_error(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    folder = _skill(tmp_path)
+    cache = ResultCache(str(blocked / "cache"))
+    assert _json([str(folder)], cache) == _json([str(folder)], None)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() == 0, reason="root reads all")
+def test_a_folder_with_something_unreadable_is_not_cached(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    folder = _skill(tmp_path)
+    secret = folder / "private"
+    secret.mkdir()
+    secret.chmod(0)
+    try:
+        first = _json([str(folder)], cache)
+        assert _json([str(folder)], cache) == first
+        assert counted.calls == 2
+    finally:
+        secret.chmod(0o755)
+
+
+def test_a_folder_that_cannot_be_listed_whole_is_not_cached(
+    tmp_path: Path, cache: ResultCache, counted: Counted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As a folder without read permission (which root, running this, could still read).
+    folder = _skill(tmp_path)
+    (folder / "private").mkdir()
+    scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if str(path).endswith("private"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    first = _json([str(folder)], cache)
+    assert "unreadable-path" in {d["rule"] for d in first["diagnostics"]}
+    assert _json([str(folder)], cache) == first
+    assert counted.calls == 2
+
+
+def test_a_rule_that_failed_is_run_again(
+    tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillkit_core.lint.rules import manifest_name_format
+
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], None)
+
+    def failing(target: object) -> list[object]:
+        raise RuntimeError("out of luck")
+
+    from skillkit_core.lint import registry
+
+    broken = manifest_name_format.RULE._replace(check=failing)
+    rules = tuple(broken if rule.id == "name-format" else rule for rule in registry.MANIFEST_RULES)
+    monkeypatch.setattr(registry, "MANIFEST_RULES", rules)
+    failed = _json([str(folder)], cache)
+    assert any("internal error in rule" in d["message"] for d in failed["diagnostics"])
+    monkeypatch.undo()
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
+def test_a_folder_whose_listing_is_cut_short_is_not_cached(
+    tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillkit_core.manifest import listing
+
+    folder = _skill(tmp_path)
+    monkeypatch.setattr(listing, "MAX_FILES", 2)
+    assert cache.key(str(folder), False) is None
+    monkeypatch.setattr(listing, "MAX_FILES", 5000)
+    assert cache.key(str(folder), False) is not None
+
+
+def test_a_fifo_in_the_folder_is_never_waited_on(tmp_path: Path, cache: ResultCache) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    folder = _skill(tmp_path)
+    os.mkfifo(folder / "references" / "pipe.md")
+    assert _json([str(folder)], cache) == _json([str(folder)], None)
+
+
+def test_many_folders_shared_with_helpers_are_kept_and_read_back(
+    tmp_path: Path, cache: ResultCache
+) -> None:
+    # Folders checked in forked processes hand their results to the caller, which saves.
+    for index in range(40):
+        name = f"skill-{index:02d}"
+        make_skill(tmp_path / "many", name, {"SKILL.md": skill_md(name=name.upper())})
+    root = str(tmp_path / "many")
+    fresh = _json([root], None)
+    assert _json([root], cache) == fresh
+    again = ResultCache(cache.directory)
+    for index in range(40):  # every folder's findings were kept, whoever checked it
+        _slot, plain = again.find(str(tmp_path / "many" / f"skill-{index:02d}"), False)
+        assert plain is not None
+    assert _json([root], again) == fresh
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus here")
+def test_the_corpus_read_back_equals_a_fresh_check(tmp_path: Path, cache: ResultCache) -> None:
+    fresh = _json([str(CORPUS)], None)
+    assert _json([str(CORPUS)], cache) == fresh
+    assert _json([str(CORPUS)], ResultCache(cache.directory)) == fresh
+
+
+def _command(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skillkit_core", "check", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+
+
+def test_the_command_keeps_results_in_the_users_cache_folder(tmp_path: Path) -> None:
+    folder = _skill(tmp_path)
+    home = tmp_path / "home-cache"
+    env = {"XDG_CACHE_HOME": str(home), "SKILLKIT_CACHE_DIR": "", "SKILLKIT_NO_CACHE": ""}
+    first = _command(str(folder), env=env)
+    assert first.returncode == 0, first.stderr
+    assert list((home / "skillkit" / "check").rglob("results-*"))
+    second = _command(str(folder), env=env)
+    assert second.stdout == first.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [(("--no-cache",), {}), ((), {"SKILLKIT_NO_CACHE": "1"})],
+    ids=["--no-cache", "SKILLKIT_NO_CACHE"],
+)
+def test_the_cache_can_be_turned_off(
+    tmp_path: Path, args: tuple[str, ...], env: dict[str, str]
+) -> None:
+    folder = _skill(tmp_path)
+    directory = tmp_path / "cache"
+    done = _command(str(folder), *args, env={"SKILLKIT_CACHE_DIR": str(directory), **env})
+    assert done.returncode == 0, done.stderr
+    assert not directory.exists()
+
+
+def test_a_check_read_back_imports_neither_the_rules_nor_yaml(tmp_path: Path) -> None:
+    folder = _skill(tmp_path)
+    env = {"SKILLKIT_CACHE_DIR": str(tmp_path / "cache"), "SKILLKIT_NO_CACHE": ""}
+    assert _command(str(folder), env=env).returncode == 0
+    program = (
+        "import sys, runpy; sys.argv = ['skillkit', 'check', sys.argv[1], '--format', 'json'];"
+        "import atexit; atexit.register(lambda: print(sorted(m for m in sys.modules "
+        "if m == 'yaml' or m.startswith('skillkit_core.lint.rules')), file=sys.stderr));"
+        "runpy.run_module('skillkit_core', run_name='__main__')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(folder)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "[]"

@@ -6,7 +6,10 @@
 
 Three cases, each run by both linters as a fresh process (their own start-up included),
 ``--runs`` times, interleaved; the median wall time is reported with the ratio to agnix
-from the same run:
+from the same run. ``skillkit check`` is timed three ways: with ``--no-cache``; with an
+empty result cache (a new cache folder for every run, as a first check or a CI job
+without a kept cache has); and cached (the folders unchanged since the untimed round
+stored their results). agnix keeps no results between runs. The cases:
 
 - ``--folders`` generated SKILL.md folders (mostly valid, some typical mistakes);
 - the real skills of ``--corpus`` passed as one root (issue 24: at most agnix's time);
@@ -92,18 +95,43 @@ def generate(root: Path, count: int) -> None:
         script.chmod(0o755)
 
 
-def timed(commands: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+class Cache:
+    """Where a timed ``skillkit check`` keeps its results: ``None`` (``--no-cache``),
+    ``"empty"`` (a new, empty cache folder for every run, made and removed outside the
+    timing: a first check) or a folder that the untimed round fills (a check of
+    unchanged folders)."""
+
+    def __init__(self, mode: str | None, folder: Path | None = None) -> None:
+        self.mode = mode
+        self.folder = folder
+
+
+def timed(
+    commands: dict[str, list[str]], runs: int, caches: dict[str, Cache] | None = None
+) -> dict[str, list[float]]:
     """Wall times of each command, run in turn ``runs`` times (interleaved, so a burst of
     load on the machine hits every command alike) after one untimed round (it writes
-    the bytecode an installed copy has). Exit codes 0, 1 and 3 are normal."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    the bytecode an installed copy has). Exit codes 0, 1 and 3 are normal. ``caches``
+    says where each ``skillkit`` command keeps its results (:class:`Cache`)."""
+    skipped = ("PYTHONDONTWRITEBYTECODE", "SKILLKIT_NO_CACHE", "SKILLKIT_CACHE_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in skipped}
     times: dict[str, list[float]] = {name: [] for name in commands}
     for round_ in range(runs + 1):
         for name, command in commands.items():
+            cache = (caches or {}).get(name)
+            extra, empty = {}, None
+            if cache is not None and cache.mode == "empty":
+                CACHE_ROOT.mkdir(parents=True, exist_ok=True)
+                empty = tempfile.mkdtemp(prefix="empty-", dir=CACHE_ROOT)
+                extra = {"SKILLKIT_CACHE_DIR": empty}
+            elif cache is not None and cache.folder is not None:
+                extra = {"SKILLKIT_CACHE_DIR": str(cache.folder)}
             start = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, check=False, env=env)
+            done = subprocess.run(command, capture_output=True, check=False, env=env | extra)
             if round_:
                 times[name].append(time.perf_counter() - start)
+            if empty is not None:
+                shutil.rmtree(empty, ignore_errors=True)
             if done.returncode not in (0, 1, 3):
                 raise SystemExit(f"{name} failed ({done.returncode}): {done.stderr[-500:]!r}")
     return times
@@ -174,13 +202,21 @@ def wheel_install(venv: Path | None) -> Install:
     return Install([str(script)], str(python), what)
 
 
+def _cache_base() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "skillkit-bench")
+
+
+# The timed checks' result caches: in the user's cache folder, as a user's are (a file
+# system such as /tmp can make writing them several times slower).
+CACHE_ROOT = _cache_base() / "check-results"
+
+
 def _default_venv() -> Path:
     """A cache folder per Python and dependency list (so a new dependency makes a new
     venv, never a stale one)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
     pyproject = (ROOT / "pyproject.toml").read_bytes()
     key = hashlib.sha256(sys.version.encode() + sys.base_prefix.encode() + pyproject)
-    return Path(base, "skillkit-bench", f"venv-{key.hexdigest()[:16]}")
+    return _cache_base() / f"venv-{key.hexdigest()[:16]}"
 
 
 def _sources_files() -> list[Path]:
@@ -222,13 +258,27 @@ def _run(command: list[str]) -> None:
 def compare(
     title: str, target: str, install: Install, agnix: str | None, goal: float, runs: int
 ) -> None:
-    """Time ``skillkit check`` and ``agnix`` on ``target``; print medians and the ratio."""
-    commands = {"skillkit check --format json": [*install.command, "check", target]}
-    commands["skillkit check --format json"] += ["--format", "json"]
+    """Time ``skillkit check`` (without its result cache, with an empty one, with one
+    holding this target's results) and ``agnix`` on ``target``; print medians and each
+    ratio to agnix."""
+    check = [*install.command, "check", target, "--format", "json"]
+    warm = CACHE_ROOT / "warm"
+    shutil.rmtree(warm, ignore_errors=True)
+    commands = {
+        "skillkit check --no-cache": [*check, "--no-cache"],
+        "skillkit check, empty cache": check,
+        "skillkit check, cached": check,
+    }
+    caches = {
+        "skillkit check --no-cache": Cache(None),
+        "skillkit check, empty cache": Cache("empty"),
+        "skillkit check, cached": Cache("warm", warm),
+    }
     if agnix is not None:
         commands["agnix --format json"] = [agnix, target, "--format", "json"]
     print(f"{title}: {target}")
-    report(timed(commands, runs), agnix, goal)
+    report(timed(commands, runs, caches), agnix, goal)
+    shutil.rmtree(warm, ignore_errors=True)
 
 
 def report(results: dict[str, list[float]], agnix: str | None, goal: float) -> None:
@@ -238,8 +288,12 @@ def report(results: dict[str, list[float]], agnix: str | None, goal: float) -> N
         print("  agnix: not installed (pip install agnix, or set AGNIX); skipped")
         return
     theirs = statistics.median(results["agnix --format json"])
-    ratio = statistics.median(results["skillkit check --format json"]) / theirs
-    print(f"  skillkit check / agnix: {ratio:.2f}x (target: at most {goal:g}x)")
+    print(f"  / agnix (target: at most {goal:g}x):", end="")
+    for name, values in results.items():
+        if name.startswith("skillkit"):
+            label = name.removeprefix("skillkit check").lstrip(", ")
+            print(f"  {label} {statistics.median(values) / theirs:.2f}x", end="")
+    print()
 
 
 def main() -> None:

@@ -101,7 +101,7 @@ def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity 
     (turned off, not Linux, an MCP server, no usable runtime folder)."""
     if os.environ.get("SKILLKIT_WARM", "1") == "0" or not sys.platform.startswith("linux"):
         return None
-    if "mcp" in argv[:2]:  # a long-lived server of its own
+    if "mcp" in argv:  # a long-lived server of its own (flags may come before the word)
         return None
     folder = runtime_folder()
     try:

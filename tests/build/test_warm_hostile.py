@@ -1,0 +1,143 @@
+"""Warm processes (``skillkit_core.build.warm``) in hostile or unlucky circumstances: what
+author code may do, callers killed or sandboxed, odd command lines. Each test compares a
+warm call with what a cold call (``SKILLKIT_WARM=0``) does, driving ``scripts/run`` as a
+subprocess as an agent does.
+
+The fixture skill runs the Python source it is given (``fixtures/warm_exec.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.build.conftest import agent_env, build
+from tests.process_support import LINUX, end_warm_processes, warm_pids
+from tests.protocol.support import DEPLOY_CHECK
+
+pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
+
+EXEC = str(Path(__file__).parent / "fixtures" / "warm_exec.py")
+
+
+@pytest.fixture(scope="module")
+def skill(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The skill that runs the source it is given, built once for the module."""
+    return build(EXEC, tmp_path_factory.mktemp("warm-exec")).out_dir
+
+
+@pytest.fixture
+def warm_dir() -> Iterator[Path]:
+    """A socket folder of this test's own (short: a socket's path is limited)."""
+    folder = Path(tempfile.mkdtemp(prefix="skh-", dir="/tmp"))
+    yield folder
+    end_warm_processes(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def env(run_cache: Path, warm_dir: Path) -> dict[str, str]:
+    return agent_env(run_cache, SKILLKIT_WARM_DIR=str(warm_dir))
+
+
+def cold(env: dict[str, str]) -> dict[str, str]:
+    return {**env, "SKILLKIT_WARM": "0"}
+
+
+def command(skill: Path, code: str) -> list[str]:
+    """The command line of a call that runs ``code``."""
+    output = json.dumps({"code": code})
+    return [str(skill / "scripts" / "run"), "advance", "--step", "run", "--output", output]
+
+
+def call(skill: Path, code: str, env: dict[str, str], **options) -> subprocess.CompletedProcess:
+    options.setdefault("cwd", tempfile.gettempdir())
+    options.setdefault("timeout", 60)
+    return subprocess.run(command(skill, code), capture_output=True, text=True, env=env, **options)
+
+
+def warm_ready(folder: Path, within: float = 20.0) -> int:
+    """The one warm process of ``folder``, once it listens."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        pids = warm_pids(folder)
+        if len(pids) == 1 and list(folder.glob("*.sock")):
+            return pids[0]
+        time.sleep(0.02)
+    raise AssertionError(f"no warm process in {folder}")
+
+
+def warmed(skill: Path, env: dict[str, str], folder: Path) -> int:
+    """Leave a warm process for calls made with ``env`` (and the default folder)."""
+    done = call(skill, "result = os.getpid()", env)
+    assert done.returncode == 0, done.stderr
+    return warm_ready(folder)
+
+
+def served_by(done: subprocess.CompletedProcess) -> int:
+    """The parent of the process that ran a call (a warm process for a warm call)."""
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["completed"]["actionResult"]["result"]
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
+                found.append(int(name))
+    return found
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "args", [["mcp"], ["--host", "codex", "mcp"], ["--subagent", "--tools", "Read", "mcp"]]
+)
+def test_an_mcp_server_never_runs_in_a_warm_process(
+    built_skills: dict[str, Path], env: dict[str, str], warm_dir: Path, args: list[str]
+) -> None:
+    skill = built_skills[DEPLOY_CHECK]
+    done = subprocess.run(
+        [str(skill / "scripts" / "run"), "start"], capture_output=True, env=env, timeout=60
+    )
+    assert done.returncode == 0
+    warm = warm_ready(warm_dir)
+    server = subprocess.Popen(
+        [str(skill / "scripts" / "run"), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        server.stdin.write(json.dumps(INITIALIZE) + "\n")
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # serving ...
+        assert children_of(warm) == []  # ... in a process of its own
+    finally:
+        server.communicate(timeout=30)  # closes its stdin: the server ends
+    assert warm_pids(warm_dir) == [warm]  # nor did it leave one

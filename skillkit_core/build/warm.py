@@ -524,7 +524,7 @@ class Server:
         os.dup2(stderr, 2)
         if self.stdout_fd != 1:
             os.dup2(stderr, 1)  # as the protocol's claim on stdout left descriptor 1
-        os.dup2(stdout, self.stdout_fd)
+        os.dup2(stdout, self.stdout_fd, inheritable=False)  # as private as a cold call's
         for fd in fds:
             if fd not in (0, 1, 2, self.stdout_fd):
                 os.close(fd)

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.build.conftest import agent_env, build
-from tests.process_support import LINUX, end_warm_processes, warm_pids
+from tests.process_support import LINUX, end_warm_processes, new_marker, none_left, warm_pids
 from tests.protocol.support import DEPLOY_CHECK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -141,3 +142,33 @@ def test_an_mcp_server_never_runs_in_a_warm_process(
     finally:
         server.communicate(timeout=30)  # closes its stdin: the server ends
     assert warm_pids(warm_dir) == [warm]  # nor did it leave one
+
+
+def test_a_process_the_call_leaves_running_does_not_hold_the_agents_stdout(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    # A call's results go to a private copy of stdout that no program it starts may
+    # inherit (descriptor 1 leads to stderr): an agent reading stdout to its end must
+    # not wait for a background process the author's code left behind.
+    marker = new_marker()
+    sleeper = [sys.executable, "-c", "import time; time.sleep(90)", f"{marker}-sleeper"]
+    code = (
+        f"subprocess.Popen({sleeper!r}, close_fds=False, start_new_session=True,"
+        " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+    )
+    warmed(skill, env, warm_dir)
+    try:
+        for mode in (cold(env), env):
+            started = time.monotonic()
+            done = subprocess.run(
+                command(skill, code),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=mode,
+                cwd=tempfile.gettempdir(),
+                timeout=60,  # the sleeper's 90 s would be read to the end
+            )
+            assert done.returncode == 0
+            assert time.monotonic() - started < 30, mode.get("SKILLKIT_WARM")
+    finally:
+        none_left(marker, seconds=0)  # ends the sleepers

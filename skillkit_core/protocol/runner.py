@@ -147,14 +147,15 @@ def _schemas(definition: Definition) -> list[Any]:
     return [schema for schema in found if schema is not None]
 
 
-def emit(reply: Reply, out: TextIO, err: TextIO) -> int:
-    """Write a reply; a closed stdout (the agent stopped reading) is not an error."""
+def emit(reply: Reply, out: TextIO | None, err: TextIO) -> int:
+    """Write a reply; a closed stdout (the agent stopped reading, or the process started
+    without one: ``None``) is not an error."""
     try:
         err.write(reply.text)
         for note in reply.notes:
             err.write(f"skillkit: {note}\n")
         err.flush()
-        if reply.stdout:
+        if reply.stdout and out is not None:  # None: started with stdout closed
             out.write(reply.stdout)
             out.flush()
     except BrokenPipeError:

@@ -172,3 +172,19 @@ def test_a_process_the_call_leaves_running_does_not_hold_the_agents_stdout(
             assert time.monotonic() - started < 30, mode.get("SKILLKIT_WARM")
     finally:
         none_left(marker, seconds=0)  # ends the sleepers
+
+
+def test_a_call_with_stdout_closed_answers_as_a_cold_call_and_breaks_no_later_call(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    closed = ["sh", "-c", 'exec "$@" >&-', "sh", *command(skill, "result = os.getppid()")]
+    answers = []
+    for mode in (cold(env), env, env):
+        done = subprocess.run(closed, capture_output=True, text=True, env=mode, timeout=60)
+        assert "Traceback" not in done.stderr
+        answers.append((done.returncode, done.stderr))
+    assert answers == [(0, "")] * 3
+    first = call(skill, "result = os.getppid()", env)
+    assert first.returncode == 0, first.stderr
+    warm = warm_ready(warm_dir)
+    assert served_by(call(skill, "result = os.getppid()", env)) == warm

@@ -109,11 +109,11 @@ def _warm_call(config: dict[str, Any], archive: str, argv: list[str]) -> Any:
 def _warm_server(config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any) -> Any:
     """A function that makes this loaded process a warm process's server (for a process
     of its own: it never returns while it serves), or ``None`` when this process has
-    threads (a fork would copy them stopped) or no stdout to hand a caller's to."""
+    threads (a fork would copy them stopped)."""
     import _skillkit_warm as warm
 
     threading = sys.modules.get("threading")
-    if _out is None or (threading is not None and threading.active_count() > 1):
+    if threading is not None and threading.active_count() > 1:
         return None
     record = config.get("skill_record")
 

@@ -98,8 +98,11 @@ class Identity:
 
 def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity | None:
     """This call's identity, or ``None`` when it may neither use nor leave a warm process
-    (turned off, not Linux, an MCP server, no usable runtime folder)."""
+    (turned off, not Linux, an MCP server, no usable runtime folder, or a process started
+    without one of the standard streams: Python sets such a process up otherwise)."""
     if os.environ.get("SKILLKIT_WARM", "1") == "0" or not sys.platform.startswith("linux"):
+        return None
+    if None in (sys.__stdin__, sys.__stdout__, sys.__stderr__):
         return None
     if "mcp" in argv:  # a long-lived server of its own (flags may come before the word)
         return None

@@ -188,3 +188,28 @@ def test_a_call_with_stdout_closed_answers_as_a_cold_call_and_breaks_no_later_ca
     assert first.returncode == 0, first.stderr
     warm = warm_ready(warm_dir)
     assert served_by(call(skill, "result = os.getppid()", env)) == warm
+
+
+@pytest.mark.parametrize("closed", ["<&-", "2>&-"])
+def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_others(
+    skill: Path, env: dict[str, str], warm_dir: Path, closed: str
+) -> None:
+    # A process started without one of its standard streams sets up its streams
+    # differently (no sys.stdin, no claim on stdout): a warm process copied from it
+    # would answer later calls wrongly.
+    read = "result = sys.stdin.read(); print('author print')"
+    done = subprocess.run(
+        ["sh", "-c", f'exec "$@" {closed}', "sh", *command(skill, read)],
+        capture_output=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        timeout=60,
+    )
+    assert done.returncode == 1  # the author's code fails on the missing stream
+    deadline = time.monotonic() + 3
+    while not warm_pids(warm_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    answers = [call(skill, read, mode, input="typed") for mode in (env, cold(env))]
+    assert answers[0].stdout == answers[1].stdout
+    assert answers[0].stderr == answers[1].stderr == "author print\n"
+    assert json.loads(answers[0].stdout)["completed"]["actionResult"] == {"result": "typed"}

@@ -14,7 +14,8 @@ gets (Ctrl-C, a harness's ``SIGTERM``) to the child.
 A warm process serves only calls made in the circumstances of the call that left it: the
 same bundle (its path, file and configuration), interpreter and its options, working
 directory, environment variables and process context (user and groups, umask, resource
-limits, capabilities, no-new-privileges and seccomp state, cgroup, namespaces). All of them
+limits, capabilities, no-new-privileges and seccomp state, ignored and blocked signals,
+cgroup, namespaces). All of them
 go into the socket's name, a hash, so a call made elsewhere, for instance from inside a
 sandbox a warm process was not started in, never reaches it: that call loads cold and
 leaves a warm process of its own (which inherits that sandbox). Both ends check that the
@@ -60,7 +61,8 @@ CHECK_SECONDS = 30.0
 there, and whether its idle time is over (a quarter of it when that is shorter)."""
 STDIO = (0, 1, 2)
 _NAMESPACES = ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts")
-# Lines of /proc/self/status that describe what a process may do.
+# Lines of /proc/self/status that describe what a process may do, and which signals
+# reach it.
 _STATUS_KEYS = (
     b"Umask:",
     b"Uid:",
@@ -74,6 +76,8 @@ _STATUS_KEYS = (
     b"CapEff:",
     b"CapBnd:",
     b"CapAmb:",
+    b"SigBlk:",  # signals blocked or ignored since the caller's start (nohup, a
+    b"SigIgn:",  # shell's background job): a warm process must treat them alike
 )
 _MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes on Linux, 104 elsewhere
 _FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")

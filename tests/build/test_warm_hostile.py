@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -213,3 +214,57 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
     assert answers[0].stdout == answers[1].stdout
     assert answers[0].stderr == answers[1].stderr == "author print\n"
     assert json.loads(answers[0].stdout)["completed"]["actionResult"] == {"result": "typed"}
+
+
+def held(started: Path, go: Path) -> str:
+    """Source of a call that says it started and waits for ``go`` (up to a minute)."""
+    return (
+        "import time\n"
+        f"open({str(started)!r}, 'w').close()\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not os.path.exists({str(go)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "result = 'held'\n"
+    )
+
+
+def running(skill: Path, code: str, env: dict[str, str], started: Path, **options):
+    """A call of ``code`` under way, once its code runs."""
+    process = subprocess.Popen(
+        command(skill, code),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        **options,
+    )
+    deadline = time.monotonic() + 30
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert started.exists()
+    return process
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGINT])
+def test_a_signal_the_caller_was_started_ignoring_does_not_end_a_warm_call(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path, signum: int
+) -> None:
+    # nohup ignores SIGHUP; a shell ignores SIGINT for what it starts in the background
+    def ignore() -> None:
+        signal.signal(signum, signal.SIG_IGN)
+
+    warmed(skill, env, warm_dir)
+    answers = []
+    started, go = tmp_path / "started", tmp_path / "go"
+    for mode in (cold(env), env):
+        process = running(skill, held(started, go), mode, started, preexec_fn=ignore)
+        process.send_signal(signum)
+        time.sleep(0.5)
+        go.touch()
+        stdout, _stderr = process.communicate(timeout=60)
+        answers.append((process.returncode, stdout))
+        started.unlink()
+        go.unlink()
+    assert answers[0][0] == 0
+    assert answers[1] == answers[0]

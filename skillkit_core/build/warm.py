@@ -15,6 +15,7 @@ A warm process serves only calls made in the circumstances of the call that left
 same bundle (its path, file and configuration), interpreter and its options, working
 directory, environment variables and process context (user and groups, umask, resource
 limits, capabilities, no-new-privileges and seccomp state, ignored and blocked signals,
+priority, scheduling policy, CPUs and memory nodes, out-of-memory score adjustment,
 cgroup, namespaces). All of them
 go into the socket's name, a hash, so a call made elsewhere, for instance from inside a
 sandbox a warm process was not started in, never reaches it: that call loads cold and
@@ -61,8 +62,8 @@ CHECK_SECONDS = 30.0
 there, and whether its idle time is over (a quarter of it when that is shorter)."""
 STDIO = (0, 1, 2)
 _NAMESPACES = ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts")
-# Lines of /proc/self/status that describe what a process may do, and which signals
-# reach it.
+# Lines of /proc/self/status that describe what a process may do, where it may run, and
+# which signals reach it.
 _STATUS_KEYS = (
     b"Umask:",
     b"Uid:",
@@ -76,6 +77,8 @@ _STATUS_KEYS = (
     b"CapEff:",
     b"CapBnd:",
     b"CapAmb:",
+    b"Cpus_allowed_list:",
+    b"Mems_allowed_list:",
     b"SigBlk:",  # signals blocked or ignored since the caller's start (nohup, a
     b"SigIgn:",  # shell's background job): a warm process must treat them alike
 )
@@ -165,16 +168,20 @@ def inherited_descriptors(me: Identity) -> tuple[int, ...]:
 
 
 def _process_context() -> bytes:
-    """What this process may do, as the kernel reports it (limits, credentials,
-    seccomp, cgroup, namespaces)."""
+    """What this process may do and how it is scheduled, as the kernel reports it
+    (limits, credentials, seccomp, signals, CPUs, priority, cgroup, namespaces)."""
     with open("/proc/self/status", "rb") as handle:
         status = [line for line in handle.read().splitlines() if line.startswith(_STATUS_KEYS)]
     with open("/proc/self/limits", "rb") as handle:
         limits = handle.read()
     with open("/proc/self/cgroup", "rb") as handle:
         cgroup = handle.read()
+    with open("/proc/self/oom_score_adj", "rb") as handle:
+        oom = handle.read()
     spaces = [os.fsencode(os.readlink(f"/proc/self/ns/{name}")) for name in _NAMESPACES]
-    return b"\n".join([*status, limits, cgroup, *spaces])
+    policy = os.sched_getscheduler(0), os.sched_getparam(0).sched_priority
+    scheduling = b"%d %d %d" % (os.getpriority(os.PRIO_PROCESS, 0), *policy)
+    return b"\n".join([*status, limits, cgroup, oom, scheduling, *spaces])
 
 
 def _hash(data: bytes) -> bytes:

@@ -268,3 +268,42 @@ def test_a_signal_the_caller_was_started_ignoring_does_not_end_a_warm_call(
         go.unlink()
     assert answers[0][0] == 0
     assert answers[1] == answers[0]
+
+
+SCHEDULING = (
+    "result = [os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0),"
+    " sorted(os.sched_getaffinity(0)), open('/proc/self/oom_score_adj').read().strip()]"
+)
+
+
+def _nicer() -> None:
+    os.nice(5)
+
+
+def _batch() -> None:
+    os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+
+
+def _one_cpu() -> None:
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _first_to_go() -> None:
+    with open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write("500")
+
+
+@pytest.mark.parametrize("adjust", [_nicer, _batch, _one_cpu, _first_to_go])
+def test_a_call_runs_with_the_scheduling_it_was_started_with(
+    skill: Path, env: dict[str, str], warm_dir: Path, adjust
+) -> None:
+    # nice, chrt, taskset and choom are how a harness keeps its tools from hogging the
+    # machine (or offers them to the out-of-memory killer first)
+    if adjust is _one_cpu and len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU only")
+    warmed(skill, env, warm_dir)
+    cold_answer = call(skill, SCHEDULING, cold(env), preexec_fn=adjust)
+    call(skill, SCHEDULING, env, preexec_fn=adjust)  # may leave a warm process of its own
+    warm_answer = call(skill, SCHEDULING, env, preexec_fn=adjust)
+    assert cold_answer.returncode == warm_answer.returncode == 0, warm_answer.stderr
+    assert warm_answer.stdout == cold_answer.stdout

@@ -9,7 +9,11 @@ descriptors (the descriptors themselves, so the answer goes straight into the ag
 pipes), and the warm process forks a child that runs the call from the state right after
 loading, as a cold process would: nothing one call does is seen by the next. The child
 sends its exit code back; the calling process exits with it, and passes on the signals it
-gets (Ctrl-C, a harness's ``SIGTERM``) to the child.
+gets (Ctrl-C, a harness's ``SIGTERM``) to the child. The warm process watches its
+children: it tells a caller how its child ended when the child could not (``os._exit``,
+a signal: the caller then dies of the same signal), and kills the child of a caller that
+went away (killed with ``SIGKILL``, which cannot be passed on), as the cold call would
+have died with it.
 
 A warm process serves only calls made in the circumstances of the call that left it: the
 same bundle (its path, file and configuration), interpreter and its options, working
@@ -57,6 +61,9 @@ caller's go-ahead (a caller sends each at once)."""
 ANSWER_SECONDS = 3.0
 """How long a caller waits to connect and for the child that will run its call (a warm
 process that is stopped or swamped must not hold a call up: the call goes cold)."""
+MAX_CALLS = 64
+"""Calls a warm process runs at once; later callers wait (``ANSWER_SECONDS``), then go
+cold."""
 CHECK_SECONDS = 30.0
 """How often (at most) an idle warm process checks that its socket and bundle are still
 there, and whether its idle time is over (a quarter of it when that is shorter)."""
@@ -271,18 +278,30 @@ def _call(sock: Any, me: Identity, argv: list[str]) -> int | None:
         return None
     forwarded = _forward_signals(int.from_bytes(accepted[1:], "little"))
     try:
-        ended = _receive(sock, 2)
+        ended = _receive(sock, 2)  # from the child, else from the warm process
     except OSError:
         ended = b""
     if len(ended) == 2 and ended[:1] == b"X":
         return ended[1]
-    if forwarded:  # it died of a signal we passed on: die of it too, as a shell expects
-        import _signal
-
-        _signal.signal(forwarded[-1], _signal.SIG_DFL)
-        os.kill(os.getpid(), forwarded[-1])
+    if len(ended) == 2 and ended[:1] == b"K":  # the child died of a signal
+        return _die_of(ended[1])
+    if forwarded:  # it died of a signal we passed on (the warm process is gone)
+        return _die_of(forwarded[-1])
     _lost()
     return 1
+
+
+def _die_of(signum: int) -> int:
+    """End this process by ``signum``, as the child running its call ended (a shell or
+    an agent's harness tells a death by a signal from an exit code)."""
+    import _signal
+
+    try:  # noqa: SIM105 (no contextlib on the calling side)
+        _signal.signal(signum, _signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass  # SIGKILL's cannot be set, nor need be
+    os.kill(os.getpid(), signum)
+    return 128 + signum  # not reached
 
 
 def _receive(sock: Any, size: int) -> bytes:
@@ -399,16 +418,22 @@ class Server:
         self.me, self.archive, self.run, self.settle = me, archive, run, settle
         self.stdout_fd = stdout_fd
         self.bundle = _stamp(archive)
+        self.sigchld: Any = None
 
     def serve(self) -> None:
         """Listen until idle for ``SKILLKIT_WARM_IDLE`` seconds, or until the bundle
         changes; returns at once when another warm process serves this identity."""
         import contextlib
         import fcntl
+        import select
         import signal
         import socket
         import time
 
+        try:  # a warm process watches its children through pidfds (Linux 5.3)
+            os.close(os.pidfd_open(os.getpid()))
+        except (AttributeError, OSError):
+            return
         private_folder(os.path.dirname(self.me.socket_path))
         lock_path = self.me.socket_path[: -len(".sock")] + ".lock"
         lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -424,24 +449,44 @@ class Server:
         listener.bind(self.me.socket_path)
         own = os.stat(self.me.socket_path).st_ino
         listener.listen(64)
+        listener.setblocking(False)
         idle = idle_seconds()
-        listener.settimeout(min(idle / 4, CHECK_SECONDS))
-        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+        wait = int(min(idle / 4, CHECK_SECONDS) * 1000) + 1  # milliseconds
+        # Children are reaped here, for their exit status (a caller may have been started
+        # ignoring SIGCHLD, which would leave none to wait for); each child restores it.
+        self.sigchld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        poller = select.poll()
+        calls = _Calls(poller)
+        listening = False
         deadline = time.monotonic() + idle
         try:
             while True:
-                served = self._next(listener, lock)
-                if served is None:  # no call came in a while
-                    if time.monotonic() >= deadline or not self._still_there(own):
-                        break
-                elif served:
-                    deadline = time.monotonic() + idle
-                else:
+                if listening != (len(calls) < MAX_CALLS):  # busy: callers wait, then go cold
+                    listening = not listening
+                    if listening:
+                        poller.register(listener, select.POLLIN)
+                    else:
+                        poller.unregister(listener)
+                ended = False
+                for fd, _event in poller.poll(wait):
+                    if fd != listener.fileno():
+                        calls.handle(fd)
+                        continue
+                    served = self._next(listener, lock, calls)
+                    if served:
+                        deadline = time.monotonic() + idle
+                    ended = ended or served is False
+                if ended or time.monotonic() >= deadline or not self._still_there(own):
                     break
         finally:
+            if listening:
+                poller.unregister(listener)
             listener.close()
             _remove_if_same(self.me.socket_path, own)
             _remove_if_same(lock_path, os.fstat(lock).st_ino)
+            while calls:  # the calls under way still report to their callers
+                for fd, _event in poller.poll():
+                    calls.handle(fd)
 
     def _still_there(self, own: int) -> bool:
         """Whether this process's socket (someone may remove it, or the whole folder, to
@@ -452,26 +497,28 @@ class Server:
             socket_there = False
         return socket_there and _stamp(self.archive) == self.bundle
 
-    def _next(self, listener: Any, lock: int) -> bool | None:
+    def _next(self, listener: Any, lock: int, calls: _Calls) -> bool | None:
         """Serve one connection: ``True`` when served (or refused), ``False`` when the loop
-        should end, ``None`` when no call came before the listener's timeout."""
+        should end, ``None`` when none was there after all."""
         try:
             conn, _address = listener.accept()
-        except TimeoutError:
+        except OSError:  # the caller gave up meanwhile, or no descriptor is left
             return None
-        with conn:
-            if _stamp(self.archive) != self.bundle:
-                return False  # rebuilt or removed: the caller goes cold and leaves a new one
-            try:
-                conn.settimeout(REQUEST_SECONDS)
-                if peer_uid(conn) != os.getuid():
-                    return True
-                argv = self._request(conn)
-                pid = os.fork()
-            except (OSError, ValueError):
-                return True
-            if pid == 0:
-                self._child(conn, listener, lock, argv)
+        if _stamp(self.archive) != self.bundle:
+            conn.close()
+            return False  # rebuilt or removed: the caller goes cold and leaves a new one
+        try:
+            conn.settimeout(REQUEST_SECONDS)
+            if peer_uid(conn) != os.getuid():
+                raise ValueError("another user's call")
+            argv = self._request(conn)
+            pid = os.fork()
+        except (OSError, ValueError):
+            conn.close()
+            return True
+        if pid == 0:
+            self._child(conn, listener, lock, calls, argv)
+        calls.add(pid, conn)
         return True
 
     def _request(self, conn: Any) -> list[str]:
@@ -496,7 +543,9 @@ class Server:
             payload += chunk
         return decode_request(bytes(payload), self.me.digest)
 
-    def _child(self, conn: Any, listener: Any, lock: int, argv: list[str]) -> NoReturn:
+    def _child(
+        self, conn: Any, listener: Any, lock: int, calls: _Calls, argv: list[str]
+    ) -> NoReturn:
         """Become the process that runs one call (never returns)."""
         import contextlib
         import signal
@@ -504,13 +553,16 @@ class Server:
         try:
             listener.close()
             os.close(lock)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            calls.forget()
+            if self.sigchld is not None:  # None: set outside Python, cannot be restored
+                signal.signal(signal.SIGCHLD, self.sigchld)
             os.chdir(self.me.cwd)  # the same path, even if the folder was made anew
-            conn.sendall(b"Y" + os.getpid().to_bytes(4, "little"))
             self._take_streams(conn)
             conn.settimeout(None)
         except BaseException:
-            os._exit(70)  # nothing ran: the caller goes cold
+            with contextlib.suppress(OSError):  # nothing ran: not an exit code of the call's
+                conn.sendall(b"N\0")
+            os._exit(70)
         code = self._run(argv)
         self.settle(code)
         with contextlib.suppress(OSError):
@@ -561,6 +613,78 @@ class Server:
 
             traceback.print_exc()
             return 1
+
+
+class _Calls:
+    """The calls a warm process's children are running, each watched through two
+    descriptors: the child's pidfd (readable once it ended) and its caller's connection
+    (hung up when the caller ends). The warm process tells each caller how its child
+    ended (an exit code, or the signal it died of, even when it never got to say so
+    itself), and kills the child of a caller that went away: killing a cold call ends
+    it, and a harness that kills a call waits for the end of its output."""
+
+    def __init__(self, poller: Any) -> None:
+        self.poller = poller
+        self.children: dict[int, tuple[int, Any]] = {}  # pidfd → pid, connection
+        self.callers: dict[int, int] = {}  # connection's descriptor → pidfd
+
+    def __len__(self) -> int:
+        return len(self.children)
+
+    def add(self, pid: int, conn: Any) -> None:
+        """Watch the child ``pid`` forked for ``conn``'s call, then send the caller its pid
+        (the caller's go-ahead, without which the child runs nothing, waits for it)."""
+        import contextlib
+        import select
+        import signal
+
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:  # it cannot be watched: it goes before it gets the go-ahead
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            conn.close()
+            return
+        self.children[pidfd] = (pid, conn)
+        self.callers[conn.fileno()] = pidfd
+        self.poller.register(pidfd, select.POLLIN)
+        self.poller.register(conn, select.POLLRDHUP)
+        with contextlib.suppress(OSError):
+            conn.sendall(b"Y" + pid.to_bytes(4, "little"))
+
+    def handle(self, fd: int) -> None:
+        """A child ended, or a caller hung up."""
+        import contextlib
+        import signal
+
+        if fd in self.children:
+            self._ended(fd)
+        elif fd in self.callers:
+            self.poller.unregister(fd)
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.callers.pop(fd), signal.SIGKILL)
+
+    def _ended(self, pidfd: int) -> None:
+        import contextlib
+        import socket
+
+        pid, conn = self.children.pop(pidfd)
+        self.poller.unregister(pidfd)
+        os.close(pidfd)
+        if self.callers.pop(conn.fileno(), None) is not None:
+            self.poller.unregister(conn)
+        _pid, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        report = b"X" + bytes([code]) if code >= 0 else b"K" + bytes([-code])
+        with contextlib.suppress(OSError):  # after the child's own, if it sent one
+            conn.send(report, socket.MSG_DONTWAIT)
+        conn.close()
+
+    def forget(self) -> None:
+        """Close these descriptors (in a child, which has copies it must not hold)."""
+        for pidfd, (_pid, conn) in self.children.items():
+            os.close(pidfd)
+            conn.close()
 
 
 def _exit_status(code: object) -> int:

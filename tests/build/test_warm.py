@@ -246,12 +246,25 @@ def test_signals_to_the_caller_reach_the_warm_call(
     assert facts(call(probe, "start", env=env))["ppid"] == warm  # still serving
 
 
-def test_a_warm_call_whose_process_dies_reports_an_error(
+def test_a_warm_call_whose_process_is_killed_ends_as_if_killed_itself(
     probe: Path, env: dict[str, str], warm_dir: Path
 ) -> None:
     call(probe, "start", env=env)
     (warm,) = warm_ready(warm_dir)
     process, child = _running_call(probe, env, warm)
+    os.kill(child, signal.SIGKILL)  # the out-of-memory killer, say
+    stdout, _stderr = process.communicate(timeout=20)
+    assert process.returncode == -signal.SIGKILL  # as a cold call killed so would end
+    assert stdout == ""
+
+
+def test_a_warm_call_that_nobody_can_account_for_reports_an_error(
+    probe: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    process, child = _running_call(probe, env, warm)
+    os.kill(warm, signal.SIGKILL)  # the warm process, which would report the child's end
     os.kill(child, signal.SIGKILL)
     stdout, stderr = process.communicate(timeout=20)
     assert process.returncode == 1
@@ -320,12 +333,15 @@ def _request(digest: bytes, argv: list[str]) -> bytes:
     return b"skw1" + len(payload).to_bytes(4, "little") + payload
 
 
-def _closed(client: socket.socket) -> bool:
-    """Whether the other end closed (a reset when it left bytes unread)."""
+def _to_the_end(client: socket.socket) -> bytes:
+    """What the other end sends until it closes (a reset when it left bytes unread)."""
+    data = b""
     try:
-        return client.recv(16) == b""
+        while chunk := client.recv(16):
+            data += chunk
     except ConnectionResetError:
-        return True
+        pass
+    return data
 
 
 def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
@@ -351,7 +367,7 @@ def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
             client.connect(str(path))
             client.sendall(data)
             client.shutdown(socket.SHUT_WR)
-            assert _closed(client)  # without a child to run anything
+            assert _to_the_end(client) == b""  # without a child to run anything
     accepted = []
     for go_ahead in (None, b"G", b"X"):  # no go-ahead, one without descriptors, a wrong one
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
@@ -364,7 +380,9 @@ def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
             if go_ahead:
                 client.sendall(go_ahead)
             client.shutdown(socket.SHUT_WR)
-            assert _closed(client)  # the child ends without running the call
+            # The child ends without running the call (it says so, or the warm process
+            # says what ended it), never with an exit code of the call's.
+            assert _to_the_end(client)[:1] in (b"N", b"K")
     for child in accepted:
         _gone(child, within=10)
     assert len(log.read_text().split()) == 1  # only the first, cold, call rendered

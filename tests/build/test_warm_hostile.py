@@ -217,13 +217,15 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
 
 
 def held(started: Path, go: Path) -> str:
-    """Source of a call that says it started and waits for ``go`` (up to a minute)."""
+    """Source of a call that says it started, waits for ``go`` (up to a minute), then
+    says it finished (a file named as ``go`` with ``.done`` added)."""
     return (
         "import time\n"
         f"open({str(started)!r}, 'w').close()\n"
         "deadline = time.monotonic() + 60\n"
         f"while not os.path.exists({str(go)!r}) and time.monotonic() < deadline:\n"
         "    time.sleep(0.02)\n"
+        f"open({str(go) + '.done'!r}, 'w').close()\n"
         "result = 'held'\n"
     )
 
@@ -307,3 +309,69 @@ def test_a_call_runs_with_the_scheduling_it_was_started_with(
     warm_answer = call(skill, SCHEDULING, env, preexec_fn=adjust)
     assert cold_answer.returncode == warm_answer.returncode == 0, warm_answer.stderr
     assert warm_answer.stdout == cold_answer.stdout
+
+
+def test_a_call_whose_caller_is_killed_ends_with_it(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # A harness that gives up on a call kills it (SIGKILL cannot be passed on) and reads
+    # its output to the end: a cold call stops there, and so must a warm one, neither
+    # holding the agent's pipes nor finishing its work behind the agent's back.
+    warm = warmed(skill, env, warm_dir)
+    started, go = tmp_path / "started", tmp_path / "go"
+    for mode in (cold(env), env):
+        process = running(skill, held(started, go), mode, started)
+        if mode is env:
+            assert children_of(warm)  # run by a child of the warm process
+        process.kill()
+        stdout, _stderr = process.communicate(timeout=45)  # not the minute the call waits
+        assert stdout == ""
+        deadline = time.monotonic() + 10
+        while children_of(warm) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert children_of(warm) == []
+        go.touch()
+        time.sleep(0.5)
+        assert not Path(f"{go}.done").exists()
+        started.unlink()
+        go.unlink()
+
+
+EXITS = [
+    "os._exit(3)",
+    "sys.exit(5)",
+    "sys.exit('a message')",
+    "import signal; os.kill(os.getpid(), signal.SIGUSR1)",
+    "import signal; signal.signal(signal.SIGTERM, signal.SIG_DFL); os.kill(os.getpid(), 15)",
+]
+
+
+@pytest.mark.parametrize("code", EXITS)
+def test_a_warm_call_ends_as_a_cold_call_does(
+    skill: Path, env: dict[str, str], warm_dir: Path, code: str
+) -> None:
+    warmed(skill, env, warm_dir)
+    cold_answer = call(skill, code, cold(env))
+    warm_answer = call(skill, code, env)
+    assert (warm_answer.returncode, warm_answer.stdout, warm_answer.stderr) == (
+        cold_answer.returncode,
+        cold_answer.stdout,
+        cold_answer.stderr,
+    )
+
+
+def test_a_module_that_ignores_sigchld_runs_warm_as_cold(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    # Author code may ignore SIGCHLD when imported (so that its children are reaped)
+    env = {**env, "WARM_EXEC_IMPORT": "import signal; signal.signal(17, signal.SIG_IGN)"}
+    code = (
+        "import signal; print(signal.getsignal(signal.SIGCHLD), file=sys.stderr);"
+        " subprocess.run(['true']); os._exit(3)"
+    )
+    cold_answer = call(skill, code, cold(env))
+    assert cold_answer.returncode == 3
+    for _ in range(3):  # the first leaves the warm process, the others are its children
+        warm_answer = call(skill, code, env)
+        assert (warm_answer.returncode, warm_answer.stderr) == (3, cold_answer.stderr)
+        warm_ready(warm_dir)

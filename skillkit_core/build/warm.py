@@ -20,11 +20,12 @@ same bundle (its path, file and configuration), interpreter and its options, wor
 directory, environment variables and process context (user and groups, umask, resource
 limits, capabilities, no-new-privileges and seccomp state, ignored and blocked signals,
 priority, scheduling policy, CPUs and memory nodes, out-of-memory score adjustment,
-cgroup, namespaces). All of them
-go into the socket's name, a hash, so a call made elsewhere, for instance from inside a
-sandbox a warm process was not started in, never reaches it: that call loads cold and
-leaves a warm process of its own (which inherits that sandbox). Both ends check that the
-other is this user (``SO_PEERCRED``); sockets live in a private folder
+cgroup, namespaces). All of them go into the socket's name, a hash, so a call made
+elsewhere, for instance from inside a sandbox a warm process was not started in, never
+reaches it: that call loads cold and leaves a warm process of its own (which inherits
+that sandbox). Both ends check that the other is this user's (``SO_PEERCRED``) and that
+they may look into each other (which a Landlock sandbox, invisible in ``/proc``, denies
+across its wall: see :func:`kindred`); sockets live in a private folder
 (``SKILLKIT_WARM_DIR``, else ``$XDG_RUNTIME_DIR/skillkit``, else
 ``$TMPDIR/skillkit-<uid>/warm``).
 
@@ -262,7 +263,7 @@ def _call(sock: Any, me: Identity, argv: list[str]) -> int | None:
     try:
         sock.settimeout(ANSWER_SECONDS)
         sock.connect(me.socket_path)
-        if peer_uid(sock) != os.getuid():
+        if not kindred(sock):
             return None
         sock.sendall(encode_request(me.digest, argv))
         accepted = _receive(sock, 5)
@@ -341,12 +342,22 @@ def _lost() -> None:
     sys.stderr.write(f"skillkit: error[runtime]: {message}\n")
 
 
-def peer_uid(sock: Any) -> int:
-    """The user id of the process at the other end of a Unix socket."""
+def kindred(sock: Any) -> bool:
+    """Whether the process at the other end of a Unix socket is this user's and one this
+    process may look into, in the same pid namespace. A sandbox that leaves no trace in
+    ``/proc`` to compare (Landlock), or a security module's domain, denies a process a
+    look into one outside it: asked at both ends, this keeps a call and a warm process on
+    the same side of such a wall."""
     import _socket
 
     credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
-    return int.from_bytes(credentials[4:8], sys.byteorder)
+    pid, uid = (int.from_bytes(credentials[i : i + 4], sys.byteorder) for i in (0, 4))
+    if uid != os.getuid():
+        return False
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") == os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return False
 
 
 def _fd_bytes(fds: tuple[int, ...]) -> bytes:
@@ -509,8 +520,8 @@ class Server:
             return False  # rebuilt or removed: the caller goes cold and leaves a new one
         try:
             conn.settimeout(REQUEST_SECONDS)
-            if peer_uid(conn) != os.getuid():
-                raise ValueError("another user's call")
+            if not kindred(conn):
+                raise ValueError("a call from another user or sandbox")
             argv = self._request(conn)
             pid = os.fork()
         except (OSError, ValueError):

@@ -375,3 +375,55 @@ def test_a_module_that_ignores_sigchld_runs_warm_as_cold(
         warm_answer = call(skill, code, env)
         assert (warm_answer.returncode, warm_answer.stderr) == (3, cold_answer.stderr)
         warm_ready(warm_dir)
+
+
+def _landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none)."""
+    if not LINUX:
+        return 0
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return max(libc.syscall(444, None, 0, 1), 0)  # landlock_create_ruleset, VERSION
+
+
+def _no_new_privileges() -> None:
+    import ctypes
+
+    assert ctypes.CDLL(None).prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+
+
+def _sandboxed() -> None:
+    """No new privileges, and a Landlock domain in which no folder can be made."""
+    import ctypes
+
+    _no_new_privileges()
+    libc = ctypes.CDLL(None, use_errno=True)
+    handled = ctypes.c_uint64(1 << 7)  # LANDLOCK_ACCESS_FS_MAKE_DIR, granted nowhere
+    ruleset = libc.syscall(444, ctypes.byref(handled), ctypes.sizeof(handled), 0)
+    assert ruleset >= 0 and libc.syscall(446, ruleset, 0) == 0  # landlock_restrict_self
+    os.close(ruleset)
+
+
+@pytest.mark.skipif(_landlock_abi() < 1, reason="no Landlock in this kernel")
+@pytest.mark.parametrize("first", ["outside", "inside"])
+def test_a_landlock_sandbox_and_its_outside_never_share_a_warm_process(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path, first: str
+) -> None:
+    # Landlock leaves no trace in /proc a call could compare: a sandboxed call must not
+    # be run by a warm process left outside its sandbox (escaping it), nor the reverse.
+    # Both sides set no-new-privileges (an unprivileged user needs it for Landlock).
+    made = tmp_path / "made"
+    code = f"os.mkdir({str(made)!r}); os.rmdir({str(made)!r})"
+    start = {"outside": _no_new_privileges, "inside": _sandboxed}
+    done = call(skill, "result = 1", env, preexec_fn=start[first])
+    assert done.returncode == 0, done.stderr
+    warm_ready(warm_dir)
+    for where in ("outside", "inside", "outside", "inside"):
+        cold_answer = call(skill, code, cold(env), preexec_fn=start[where])
+        warm_answer = call(skill, code, env, preexec_fn=start[where])
+        assert cold_answer.returncode == (0 if where == "outside" else 1)
+        assert (warm_answer.returncode, warm_answer.stdout) == (
+            cold_answer.returncode,
+            cold_answer.stdout,
+        ), where

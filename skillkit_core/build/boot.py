@@ -63,12 +63,13 @@ def run(config: dict[str, Any]) -> NoReturn:
             fail("platform", _unsupported(config, key, version))
         native_dirs = [extracted(archive, d, native_member(d)) for d in digests]
     python_dir = extracted(archive, config["pure"], PURE_MEMBER)
-    import_from([python_dir, *native_dirs], archive)
+    folders = [python_dir, *native_dirs]
+    import_from(folders, archive)
     if config.get("start") is not None:
-        _precomputed_start(config, archive, argv, python_dir, warm)
+        _precomputed_start(config, archive, argv, folders, warm)
     definition, main, code_cache = _load_all(config, python_dir)
     if warm is not None:  # leave a warm process loaded as this one is, for the next call
-        _leave_warm(config, archive, warm, definition, main)
+        _leave_warm(config, archive, warm, definition, main, folders)
     code = main(definition, argv, stdout=_out, skill_record=config.get("skill_record"))
     code_cache.save()
     finish(code)
@@ -106,10 +107,13 @@ def _warm_call(config: dict[str, Any], archive: str, argv: list[str]) -> Any:
     return me
 
 
-def _warm_server(config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any) -> Any:
+def _warm_server(
+    config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any, folders: list[str]
+) -> Any:
     """A function that makes this loaded process a warm process's server (for a process
     of its own: it never returns while it serves), or ``None`` when this process has
-    threads (a fork would copy them stopped)."""
+    threads (a fork would copy them stopped). ``folders``: the unpacked bundle it
+    imports from."""
     import _skillkit_warm as warm
 
     threading = sys.modules.get("threading")
@@ -125,23 +129,25 @@ def _warm_server(config: dict[str, Any], archive: str, me: Any, definition: Any,
         from skillkit_core.protocol.runner import preload
 
         preload(definition)  # what calls would each load again, loaded once here
-        warm.Server(me, archive, run_call, settle, _out.fileno()).serve()
+        warm.Server(me, archive, run_call, settle, _out.fileno(), folders).serve()
 
     return serve
 
 
-def _leave_warm(config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any) -> None:
+def _leave_warm(
+    config: dict[str, Any], archive: str, me: Any, definition: Any, main: Any, folders: list[str]
+) -> None:
     """Fork a detached warm process from this loaded one, before this call runs."""
     import _skillkit_warm as warm
 
-    serve = _warm_server(config, archive, me, definition, main)
+    serve = _warm_server(config, archive, me, definition, main, folders)
     if serve is not None:
         _flush_all()
         warm.detach(serve, (_out.fileno(), *warm.inherited_descriptors(me)))
 
 
 def _precomputed_start(
-    config: dict[str, Any], archive: str, args: list[str], python_dir: str, warm: Any
+    config: dict[str, Any], archive: str, args: list[str], folders: list[str], warm: Any
 ) -> None:
     """Serve a plain ``start`` from the result computed at build time, without importing
     the skill (see ``skillkit_core.protocol.precomputed_start``); return when the call
@@ -162,9 +168,9 @@ def _precomputed_start(
         import _skillkit_warm
 
         def load_and_serve() -> None:
-            definition, main, code_cache = _load_all(config, python_dir)
+            definition, main, code_cache = _load_all(config, folders[0])
             code_cache.save()
-            serve = _warm_server(config, archive, warm, definition, main)
+            serve = _warm_server(config, archive, warm, definition, main, folders)
             if serve is not None:
                 serve()
 

@@ -416,7 +416,8 @@ class Server:
     descriptor the protocol's results are written to (which gets the caller's stdout;
     descriptor 1 then gets the caller's stderr, as the protocol's own claim on stdout
     arranged); ``settle(code)`` lets a finished child's threads, ``atexit`` handlers and
-    buffered output finish before its exit code is sent."""
+    buffered output finish before its exit code is sent; ``folders`` are those the bundle
+    was unpacked to, which calls import from."""
 
     def __init__(
         self,
@@ -425,10 +426,12 @@ class Server:
         run: Callable[[list[str]], int],
         settle: Callable[[int], None],
         stdout_fd: int,
+        folders: list[str] | tuple[str, ...] = (),
     ) -> None:
         self.me, self.archive, self.run, self.settle = me, archive, run, settle
         self.stdout_fd = stdout_fd
-        self.bundle = _stamp(archive)
+        self.folders = tuple(folders)
+        self.bundle = self._bundle()
         self.sigchld: Any = None
 
     def serve(self) -> None:
@@ -506,7 +509,13 @@ class Server:
             socket_there = os.stat(self.me.socket_path).st_ino == own
         except OSError:
             socket_there = False
-        return socket_there and _stamp(self.archive) == self.bundle
+        return socket_there and self._bundle() == self.bundle
+
+    def _bundle(self) -> tuple[object, ...]:
+        """The bundle file's stamp and its unpacked folders' inodes: a rebuilt bundle, or
+        a cleared cache (calls would fail to import from the folders; a cold call unpacks
+        them again), ends this warm process."""
+        return (_stamp(self.archive), *(_inode(folder) for folder in self.folders))
 
     def _next(self, listener: Any, lock: int, calls: _Calls) -> bool | None:
         """Serve one connection: ``True`` when served (or refused), ``False`` when the loop
@@ -515,7 +524,7 @@ class Server:
             conn, _address = listener.accept()
         except OSError:  # the caller gave up meanwhile, or no descriptor is left
             return None
-        if _stamp(self.archive) != self.bundle:
+        if self._bundle() != self.bundle:
             conn.close()
             return False  # rebuilt or removed: the caller goes cold and leaves a new one
         try:
@@ -715,6 +724,13 @@ def _remove_if_same(path: str, inode: int) -> None:
             os.unlink(path)
     except OSError:
         pass
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _stamp(path: str) -> tuple[int, int, int] | None:

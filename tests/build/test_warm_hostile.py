@@ -427,3 +427,20 @@ def test_a_landlock_sandbox_and_its_outside_never_share_a_warm_process(
             cold_answer.returncode,
             cold_answer.stdout,
         ), where
+
+
+def test_a_warm_process_whose_unpacked_bundle_was_removed_leaves_calls_to_a_cold_one(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # Clearing the user's cache folder removes the unpacked bundle a warm process goes on
+    # importing from; a cold call unpacks it again.
+    env = {**env, "SKILLKIT_CACHE_DIR": str(tmp_path / "cache")}
+    old = warmed(skill, env, warm_dir)
+    shutil.rmtree(tmp_path / "cache")
+    code = "result = os.getppid()"
+    done = call(skill, code, env)
+    assert done.returncode == 0, done.stderr
+    assert served_by(done) != old
+    new = warm_ready(warm_dir)  # left by that call, which unpacked the bundle again
+    assert new != old
+    assert served_by(call(skill, code, env)) == new

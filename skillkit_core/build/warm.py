@@ -100,14 +100,13 @@ class Identity:
     number → device and inode), which a warm process left by it must not keep open (an
     agent may wait for the end of one of them)."""
 
-    __slots__ = ("cwd", "digest", "inherited", "socket_path")
+    __slots__ = ("digest", "inherited", "socket_path")
 
     def __init__(
-        self, digest: bytes, socket_path: str, cwd: str, inherited: dict[int, tuple[int, int]]
+        self, digest: bytes, socket_path: str, inherited: dict[int, tuple[int, int]]
     ) -> None:
         self.digest = digest
         self.socket_path = socket_path
-        self.cwd = cwd
         self.inherited = inherited
 
 
@@ -143,7 +142,7 @@ def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity 
     socket_path = os.path.join(folder, digest.hex() + ".sock")
     if len(os.fsencode(socket_path)) > _MAX_SOCKET_PATH:
         return None
-    return Identity(digest, socket_path, cwd, _open_descriptors())
+    return Identity(digest, socket_path, _open_descriptors())
 
 
 def _open_descriptors() -> dict[int, tuple[int, int]]:
@@ -432,6 +431,7 @@ class Server:
         self.stdout_fd = stdout_fd
         self.folders = tuple(folders)
         self.bundle = self._bundle()
+        self.cwd = os.getcwd()  # where loading left it (the module may have moved)
         self.sigchld: Any = None
 
     def serve(self) -> None:
@@ -576,7 +576,7 @@ class Server:
             calls.forget()
             if self.sigchld is not None:  # None: set outside Python, cannot be restored
                 signal.signal(signal.SIGCHLD, self.sigchld)
-            os.chdir(self.me.cwd)  # the same path, even if the folder was made anew
+            os.chdir(self.cwd)  # the same path, even if the folder was made anew
             self._take_streams(conn)
             conn.settimeout(None)
         except BaseException:

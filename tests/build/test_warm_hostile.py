@@ -84,8 +84,8 @@ def warmed(skill: Path, env: dict[str, str], folder: Path) -> int:
     return warm_ready(folder)
 
 
-def served_by(done: subprocess.CompletedProcess) -> int:
-    """The parent of the process that ran a call (a warm process for a warm call)."""
+def served_by(done: subprocess.CompletedProcess):
+    """The result of a call that succeeded (whose code says which process ran it)."""
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["completed"]["actionResult"]["result"]
 
@@ -444,3 +444,14 @@ def test_a_warm_process_whose_unpacked_bundle_was_removed_leaves_calls_to_a_cold
     new = warm_ready(warm_dir)  # left by that call, which unpacked the bundle again
     assert new != old
     assert served_by(call(skill, code, env)) == new
+
+
+def test_a_module_that_changes_folder_when_imported_runs_warm_calls_there(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    env = {**env, "WARM_EXEC_IMPORT": f"os.chdir({str(tmp_path)!r})"}
+    code = "result = [os.getcwd(), os.getppid()]"
+    assert served_by(call(skill, code, cold(env)))[0] == str(tmp_path)
+    warm = warmed(skill, env, warm_dir)
+    folder, parent = served_by(call(skill, code, env))
+    assert (folder, parent) == (str(tmp_path), warm)

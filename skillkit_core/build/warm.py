@@ -30,8 +30,9 @@ across its wall: see :func:`kindred`); sockets live in a private folder
 ``$TMPDIR/skillkit-<uid>/warm``).
 
 A warm process ends after ``SKILLKIT_WARM_IDLE`` seconds without a call (default
-:data:`IDLE_SECONDS`), when its bundle changes or disappears, and when its socket is
-removed (removing the folder ends them all within :data:`CHECK_SECONDS`).
+:data:`IDLE_SECONDS`), when its bundle changes or disappears, when its socket is removed
+(removing the folder ends them all within :data:`CHECK_SECONDS`), and when it is the one
+used least recently in a folder a new one would bring to more than :data:`MAX_WARM`.
 ``SKILLKIT_WARM=0`` turns the mechanism off. It is Linux only (``SO_PEERCRED``,
 ``/proc``); elsewhere every call is cold. What a caller can tell: the skill's module runs
 once per warm process, so what it prints while being imported shows on the call that
@@ -65,6 +66,9 @@ process that is stopped or swamped must not hold a call up: the call goes cold).
 MAX_CALLS = 64
 """Calls a warm process runs at once; later callers wait (``ANSWER_SECONDS``), then go
 cold."""
+MAX_WARM = 16
+"""Warm processes alive at once in a socket folder (a new one ends the one used least
+recently)."""
 CHECK_SECONDS = 30.0
 """How often (at most) an idle warm process checks that its socket and bundle are still
 there, and whether its idle time is over (a quarter of it when that is shorter)."""
@@ -457,6 +461,7 @@ class Server:
             return  # another one serves this identity
         os.ftruncate(lock, 0)
         os.write(lock, b"%d\n" % os.getpid())
+        _make_room(os.path.dirname(lock_path), lock_path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.me.socket_path)  # left by one that was killed
@@ -528,6 +533,7 @@ class Server:
             conn.close()
             return False  # rebuilt or removed: the caller goes cold and leaves a new one
         try:
+            os.utime(lock)  # used now (see _make_room)
             conn.settimeout(REQUEST_SECONDS)
             if not kindred(conn):
                 raise ValueError("a call from another user or sandbox")
@@ -715,6 +721,40 @@ def _exit_status(code: object) -> int:
         return code
     sys.stderr.write(f"{code}\n")
     return 1
+
+
+def _make_room(folder: str, own: str) -> None:
+    """Remove the files of warm processes that are gone (killed ones leave theirs), and
+    when ``MAX_WARM`` others are alive in ``folder``, have those used least recently end
+    (a warm process whose socket is removed ends within ``CHECK_SECONDS``). A warm process
+    holds a lock on its lock file while it lives, and touches the file on every call."""
+    import contextlib
+    import fcntl
+
+    alive = []
+    for entry in os.scandir(folder):
+        if not entry.name.endswith(".lock") or entry.path == own:
+            continue
+        try:
+            lock = os.open(entry.path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        socket_path = entry.path[: -len(".lock")] + ".sock"
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: that warm process lives (ending, if its socket is gone)
+            if os.path.lexists(socket_path):
+                alive.append((os.fstat(lock).st_mtime_ns, socket_path))
+        else:  # nobody's: its warm process is gone (and none can bind while this holds it)
+            for path in (socket_path, entry.path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        finally:
+            os.close(lock)
+    alive.sort()
+    for _used, socket_path in alive[: max(len(alive) - MAX_WARM + 1, 0)]:
+        with contextlib.suppress(OSError):
+            os.unlink(socket_path)
 
 
 def _remove_if_same(path: str, inode: int) -> None:

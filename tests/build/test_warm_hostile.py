@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from skillkit_core.build.warm import MAX_WARM
 from tests.build.conftest import agent_env, build
 from tests.process_support import LINUX, end_warm_processes, new_marker, none_left, warm_pids
 from tests.protocol.support import DEPLOY_CHECK
@@ -455,3 +456,41 @@ def test_a_module_that_changes_folder_when_imported_runs_warm_calls_there(
     warm = warmed(skill, env, warm_dir)
     folder, parent = served_by(call(skill, code, env))
     assert (folder, parent) == (str(tmp_path), warm)
+
+
+def test_the_warm_processes_of_a_folder_are_few_and_those_gone_leave_no_files(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    # A harness may give every call an environment of its own (a call id in a variable):
+    # each would leave a warm process of its own, for nothing.
+    env = {**env, "SKILLKIT_WARM_IDLE": "40"}  # each checks its socket every 10 s
+    killed = warmed(skill, {**env, "CALL_ID": "killed"}, warm_dir)
+    os.kill(killed, signal.SIGKILL)  # leaves its socket and lock file behind
+    _gone(killed)
+    pids = {}
+    for number in range(MAX_WARM + 2):
+        call_env = {**env, "CALL_ID": str(number)}
+        assert call(skill, "result = 1", call_env).returncode == 0
+        deadline = time.monotonic() + 20
+        while len(set(warm_pids(warm_dir)) - set(pids.values())) < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        (pids[number],) = set(warm_pids(warm_dir)) - set(pids.values())
+        if number == 2:  # the first is now used after the second and third ...
+            time.sleep(0.05)
+            assert call(skill, "result = 1", {**env, "CALL_ID": "0"}).returncode == 0
+    # ... so the second and third made room for the last two, and the stale files went
+    deadline = time.monotonic() + 30
+    while len(warm_pids(warm_dir)) > MAX_WARM and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sorted(warm_pids(warm_dir)) == sorted(
+        pid for number, pid in pids.items() if number not in (1, 2)
+    )
+    assert len(list(warm_dir.glob("*.sock"))) == len(list(warm_dir.glob("*.lock"))) == MAX_WARM
+
+
+def _gone(pid: int, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not Path(f"/proc/{pid}").exists()

@@ -101,7 +101,13 @@ def warm_pids(folder: str | os.PathLike[str]) -> list[int]:
 
 
 def end_warm_processes(folder: str | os.PathLike[str]) -> None:
-    """End the warm processes of built skills whose sockets are in ``folder``."""
-    for pid in warm_pids(folder):
+    """End the warm processes of built skills whose sockets are in ``folder``, and remove
+    the folder (which keeps one still loading from serving there: killing first would
+    leave it a moment to take the place of those killed)."""
+    import shutil
+
+    pids = warm_pids(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(pid, 15)

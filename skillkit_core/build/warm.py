@@ -102,16 +102,23 @@ class Identity:
     """What a call must share with a warm process for it to serve the call, and the
     descriptors this process was started with beyond the standard three (``inherited``:
     number → device and inode), which a warm process left by it must not keep open (an
-    agent may wait for the end of one of them)."""
+    agent may wait for the end of one of them). ``folder``: the socket folder's inode
+    when the call began (``None``: there was none), so that a warm process still loading
+    when the folder was removed does not make it again and serve."""
 
-    __slots__ = ("digest", "inherited", "socket_path")
+    __slots__ = ("digest", "folder", "inherited", "socket_path")
 
     def __init__(
-        self, digest: bytes, socket_path: str, inherited: dict[int, tuple[int, int]]
+        self,
+        digest: bytes,
+        socket_path: str,
+        inherited: dict[int, tuple[int, int]],
+        folder: int | None = None,
     ) -> None:
         self.digest = digest
         self.socket_path = socket_path
         self.inherited = inherited
+        self.folder = folder
 
 
 def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity | None:
@@ -146,7 +153,7 @@ def identity(config: dict[str, Any], archive: str, argv: list[str]) -> Identity 
     socket_path = os.path.join(folder, digest.hex() + ".sock")
     if len(os.fsencode(socket_path)) > _MAX_SOCKET_PATH:
         return None
-    return Identity(digest, socket_path, _open_descriptors())
+    return Identity(digest, socket_path, _open_descriptors(), _inode(folder))
 
 
 def _open_descriptors() -> dict[int, tuple[int, int]]:
@@ -452,7 +459,10 @@ class Server:
             os.close(os.pidfd_open(os.getpid()))
         except (AttributeError, OSError):
             return
-        private_folder(os.path.dirname(self.me.socket_path))
+        folder = os.path.dirname(self.me.socket_path)
+        if self.me.folder is not None and _inode(folder) != self.me.folder:
+            return  # removed since this call began: every warm process there was to end
+        private_folder(folder)
         lock_path = self.me.socket_path[: -len(".sock")] + ".lock"
         lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:

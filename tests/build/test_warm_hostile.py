@@ -494,3 +494,27 @@ def _gone(pid: int, within: float = 10.0) -> None:
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_removing_the_folder_ends_even_a_warm_process_still_loading(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # A plain start is answered from the build's result, and leaves a warm process
+    # loading in the background: here it takes a while (the module sleeps on import).
+    loaded = tmp_path / "loaded"
+    slow = f"import time; time.sleep(1); open({str(loaded)!r}, 'w').close()"
+    done = subprocess.run(
+        [str(skill / "scripts" / "run"), "start"],
+        capture_output=True,
+        env={**env, "WARM_EXEC_IMPORT": slow},
+        cwd=tempfile.gettempdir(),
+        timeout=60,
+    )
+    assert done.returncode == 0 and not loaded.exists()
+    shutil.rmtree(warm_dir)  # ends them all, says the guide
+    deadline = time.monotonic() + 20
+    while not loaded.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert loaded.exists()
+    time.sleep(1)
+    assert not warm_dir.exists()  # not made again by the one that was loading

@@ -235,13 +235,14 @@ def private_folder(folder: str) -> None:
 
     uid = os.getuid()
     parent = os.path.dirname(folder)
-    for path in (parent, folder):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(path, 0o700)
-    info = os.lstat(parent)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(parent, 0o700)
+    info = os.lstat(parent)  # before making anything in it
     shared = info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
     if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (uid, 0) or shared:
         raise PermissionError(f"{parent} could let another user replace {folder}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
         raise PermissionError(f"{folder} is not a private folder of this user")

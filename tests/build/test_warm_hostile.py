@@ -518,3 +518,21 @@ def test_removing_the_folder_ends_even_a_warm_process_still_loading(
     assert loaded.exists()
     time.sleep(1)
     assert not warm_dir.exists()  # not made again by the one that was loading
+
+
+def test_a_socket_folder_under_a_link_or_a_shared_folder_is_neither_used_nor_made(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    target = warm_dir / "target"  # (a socket's path must be short)
+    target.mkdir(mode=0o700)
+    (warm_dir / "link").symlink_to(target)
+    shared = warm_dir / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder in (warm_dir / "link" / "warm", shared / "warm"):
+        env = {**env, "SKILLKIT_WARM_DIR": str(folder)}
+        for _ in range(2):
+            done = call(skill, "result = os.getppid()", env)
+            assert served_by(done) == os.getpid()  # cold, both times
+        time.sleep(1)  # what the first call left had time to set up
+    assert list(target.iterdir()) == list(shared.iterdir()) == []

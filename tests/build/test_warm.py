@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -438,3 +439,49 @@ def test_a_stopped_warm_process_neither_holds_a_call_up_nor_runs_it_later(
     assert len(log.read_text().split()) == 2  # ... which does not run it
     assert facts(call(probe, "start", env=env))["ppid"] == warm
     assert len(log.read_text().split()) == 3
+
+
+PRELOADED = """
+import io, json, sys
+from skillkit_core.loader import load_entry
+from skillkit_core.protocol.runner import main, preload
+
+definition = load_entry(sys.argv[1])
+preload(definition)
+loaded = set(sys.modules)
+for argv in json.loads(sys.argv[2]):
+    main(definition, argv, stdout=io.StringIO(), stderr=io.StringIO())
+print(json.dumps(sorted(m for m in set(sys.modules) - loaded if m.startswith("skillkit_core"))))
+"""
+
+
+@pytest.mark.parametrize(
+    ("entry", "calls"),
+    [
+        (
+            DEPLOY_CHECK,
+            [
+                ["start"],
+                ["start", "--host", "codex"],
+                ["advance", "--step", "choose", "--output", '{"target": "staging"}'],
+                ["start", "--session", "new", "--session-dir", "{sessions}"],
+                ["--help"],
+            ],
+        ),
+        (HELP_DESK, [["topics"], ["topic", "escalation"], ["--help"]]),
+    ],
+)
+def test_preload_loads_what_calls_would_each_load(
+    entry: str, calls: list[list[str]], tmp_path: Path
+) -> None:
+    # A warm process preloads once what each of its calls would otherwise import anew
+    sessions = str(tmp_path / "sessions")
+    argvs = [[arg.replace("{sessions}", sessions) for arg in argv] for argv in calls]
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOADED, entry, json.dumps(argvs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

@@ -402,9 +402,14 @@ def detach(become: Callable[[], object], descriptors: tuple[int, ...] = ()) -> N
     an agent waiting for the end of this call's output never waits for it). Returns at
     once in this process; failures to fork are ignored (the next call is cold again)."""
     try:
-        if os.fork():
-            return  # the middle process exits at once; this one's exit reaps it
+        middle = os.fork()
     except OSError:
+        return
+    if middle:  # it exits at once: reaped here, it is no child the call's code could see
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.waitpid(middle, 0)
         return
     try:
         os.setsid()

@@ -536,3 +536,22 @@ def test_a_socket_folder_under_a_link_or_a_shared_folder_is_neither_used_nor_mad
             assert served_by(done) == os.getpid()  # cold, both times
         time.sleep(1)  # what the first call left had time to set up
     assert list(target.iterdir()) == list(shared.iterdir()) == []
+
+
+def test_the_call_that_leaves_a_warm_process_has_no_child_of_it_to_wait_for(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    # os.wait() in author code waits for any child: it must get the author's own
+    code = (
+        "import time\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(0.3)\n"
+        "    os._exit(7)\n"
+        "pid, status = os.wait()\n"
+        "result = [pid == child, os.waitstatus_to_exitcode(status)]\n"
+    )
+    for mode in (cold(env), env):  # cold, then cold leaving a warm process
+        assert served_by(call(skill, code, mode)) == [True, 7]
+    warm_ready(warm_dir)
+    assert served_by(call(skill, code, env)) == [True, 7]

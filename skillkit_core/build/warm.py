@@ -596,6 +596,7 @@ class Server:
             listener.close()
             os.close(lock)
             calls.forget()
+            os.setpgid(0, 0)  # a group of its own: the call's code may signal its group
             if self.sigchld is not None:  # None: set outside Python, cannot be restored
                 signal.signal(signal.SIGCHLD, self.sigchld)
             os.chdir(self.cwd)  # the same path, even if the folder was made anew

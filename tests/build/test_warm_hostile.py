@@ -555,3 +555,24 @@ def test_the_call_that_leaves_a_warm_process_has_no_child_of_it_to_wait_for(
         assert served_by(call(skill, code, mode)) == [True, 7]
     warm_ready(warm_dir)
     assert served_by(call(skill, code, env)) == [True, 7]
+
+
+def test_a_call_that_signals_its_process_group_reaches_no_other_call(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # Author code may end its own process group (its subprocesses) on the way out; a
+    # cold call's group is the caller's, a warm call's must not be the warm process's.
+    code = "import signal; os.killpg(os.getpgrp(), signal.SIGTERM)"
+    cold_answer = call(skill, code, cold(env), start_new_session=True)
+    assert cold_answer.returncode == -signal.SIGTERM
+    warm = warmed(skill, env, warm_dir)
+    started, go = tmp_path / "started", tmp_path / "go"
+    other = running(skill, held(started, go), env, started)
+    try:
+        done = call(skill, code, env, start_new_session=True)
+        assert (done.returncode, done.stdout) == (cold_answer.returncode, cold_answer.stdout)
+    finally:
+        go.touch()
+        stdout, _stderr = other.communicate(timeout=60)
+    assert other.returncode == 0 and json.loads(stdout)["kind"] == "prompt"
+    assert warm_pids(warm_dir) == [warm]

@@ -30,9 +30,10 @@ across its wall: see :func:`kindred`); sockets live in a private folder
 ``$TMPDIR/skillkit-<uid>/warm``).
 
 A warm process ends after ``SKILLKIT_WARM_IDLE`` seconds without a call (default
-:data:`IDLE_SECONDS`), when its bundle changes or disappears, when its socket is removed
-(removing the folder ends them all within :data:`CHECK_SECONDS`), and when it is the one
-used least recently in a folder a new one would bring to more than :data:`MAX_WARM`.
+:data:`IDLE_SECONDS`), when its bundle (or its unpacked copy) changes or disappears, when
+its socket is removed (removing the folder ends them all within :data:`CHECK_SECONDS`),
+and when it is the one used least recently in a folder a new one would bring to more
+than :data:`MAX_WARM`.
 ``SKILLKIT_WARM=0`` turns the mechanism off. It is Linux only (``SO_PEERCRED``,
 ``/proc``); elsewhere every call is cold. What a caller can tell: the skill's module runs
 once per warm process, so what it prints while being imported shows on the call that

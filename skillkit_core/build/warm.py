@@ -488,8 +488,8 @@ class Server:
         listener.setblocking(False)
         idle = idle_seconds()
         wait = int(min(idle / 4, CHECK_SECONDS) * 1000) + 1  # milliseconds
-        # Children are reaped here, for their exit status (a caller may have been started
-        # ignoring SIGCHLD, which would leave none to wait for); each child restores it.
+        # Children are reaped here, for their exit status (the skill's module may have
+        # SIGCHLD ignored, which would leave none to wait for); each child restores it.
         self.sigchld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         poller = select.poll()
         calls = _Calls(poller)
@@ -503,16 +503,16 @@ class Server:
                         poller.register(listener, select.POLLIN)
                     else:
                         poller.unregister(listener)
-                ended = False
+                calling = False
                 for fd, _event in poller.poll(wait):
-                    if fd != listener.fileno():
+                    if fd == listener.fileno():
+                        calling = True  # taken last: it may reuse a number freed here
+                    else:
                         calls.handle(fd)
-                        continue
-                    served = self._next(listener, lock, calls)
-                    if served:
-                        deadline = time.monotonic() + idle
-                    ended = ended or served is False
-                if ended or time.monotonic() >= deadline or not self._still_there(own):
+                served = self._next(listener, lock, calls) if calling else None
+                if served:
+                    deadline = time.monotonic() + idle
+                if served is False or time.monotonic() >= deadline or not self._still_there(own):
                     break
         finally:
             if listening:
@@ -542,6 +542,8 @@ class Server:
     def _next(self, listener: Any, lock: int, calls: _Calls) -> bool | None:
         """Serve one connection: ``True`` when served (or refused), ``False`` when the loop
         should end, ``None`` when none was there after all."""
+        import contextlib
+
         try:
             conn, _address = listener.accept()
         except OSError:  # the caller gave up meanwhile, or no descriptor is left
@@ -549,8 +551,9 @@ class Server:
         if self._bundle() != self.bundle:
             conn.close()
             return False  # rebuilt or removed: the caller goes cold and leaves a new one
-        try:
+        with contextlib.suppress(OSError):
             os.utime(lock)  # used now (see _make_room)
+        try:
             conn.settimeout(REQUEST_SECONDS)
             if not kindred(conn):
                 raise ValueError("a call from another user or sandbox")

@@ -347,11 +347,16 @@ def _forward_signals(pid: int) -> list[int]:
 
 
 def _lost() -> None:
+    """Report a call whose end nobody could tell (never raising: the call may have run,
+    so it must not go on to run cold)."""
     message = "the warm process running this call ended without an exit code"
     result = f'"kind":"error","error":"runtime","step":null,"message":"{message}"'
-    sys.stdout.write(f'{{{result},"retry":false}}\n')
-    sys.stdout.flush()
-    sys.stderr.write(f"skillkit: error[runtime]: {message}\n")
+    try:
+        sys.stdout.write(f'{{{result},"retry":false}}\n')
+        sys.stdout.flush()
+        sys.stderr.write(f"skillkit: error[runtime]: {message}\n")
+    except (OSError, ValueError):  # nobody reads them any more
+        pass
 
 
 def kindred(sock: Any) -> bool:

@@ -576,3 +576,35 @@ def test_a_call_that_signals_its_process_group_reaches_no_other_call(
         stdout, _stderr = other.communicate(timeout=60)
     assert other.returncode == 0 and json.loads(stdout)["kind"] == "prompt"
     assert warm_pids(warm_dir) == [warm]
+
+
+def test_a_warm_call_nobody_reports_on_is_never_run_again_cold(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # The warm process is gone and the child ends without a word: the caller reports
+    # an error, even on a stdout nobody reads any more, and never runs the call itself.
+    log = tmp_path / "runs"
+    code = (
+        f"open({str(log)!r}, 'a').write('ran\\n')\n"
+        "import signal\n"
+        "parent = os.getppid()\n"
+        "if b'.pyz' in open(f'/proc/{parent}/cmdline', 'rb').read():  # the warm process\n"
+        "    os.kill(parent, signal.SIGKILL)\n"
+        "os._exit(3)\n"
+    )
+    warmed(skill, env, warm_dir)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the agent stopped reading
+    try:
+        done = subprocess.run(
+            command(skill, code),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=tempfile.gettempdir(),
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1
+    assert log.read_text() == "ran\n"

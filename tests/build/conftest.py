@@ -8,14 +8,17 @@ compiles nothing; the skills' run-time cache (unpacked native code) is per sessi
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from skillkit_core.build.pipeline import BuildOptions, BuildResult, build_skill
 from skillkit_core.loader import load_entry
+from tests.process_support import end_warm_processes
 from tests.protocol.support import (
     AUTOPILOT,
     DEPLOY_CHECK,
@@ -61,3 +64,19 @@ def agent_env(run_cache: Path, **extra: str) -> dict[str, str]:
     env["SKILLKIT_CACHE_DIR"] = str(run_cache)
     env.update(extra)
     return env
+
+
+@pytest.fixture
+def warm_dir() -> Iterator[Path]:
+    """A warm-process socket folder of the test's own (short: a socket's path is limited);
+    the warm processes left there end with the test."""
+    folder = Path(tempfile.mkdtemp(prefix="skw-", dir="/tmp"))
+    yield folder
+    end_warm_processes(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def env(run_cache: Path, warm_dir: Path) -> dict[str, str]:
+    """:func:`agent_env` with the test's own warm-process folder."""
+    return agent_env(run_cache, SKILLKIT_WARM_DIR=str(warm_dir))

@@ -13,20 +13,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.build.conftest import agent_env, build
-from tests.process_support import LINUX, end_warm_processes, warm_pids
+from tests.build.conftest import build
+from tests.process_support import LINUX, warm_pids
 from tests.protocol.support import DEPLOY_CHECK, HELP_DESK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -38,20 +36,6 @@ PROBE = str(Path(__file__).parent / "fixtures" / "warm_probe.py")
 def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The probe skill, built once for the module."""
     return build(PROBE, tmp_path_factory.mktemp("warm")).out_dir
-
-
-@pytest.fixture
-def warm_dir() -> Iterator[Path]:
-    """A socket folder of this test's own (short: a socket's path is limited)."""
-    folder = Path(tempfile.mkdtemp(prefix="skw-", dir="/tmp"))
-    yield folder
-    end_warm_processes(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def env(run_cache: Path, warm_dir: Path) -> dict[str, str]:
-    return agent_env(run_cache, SKILLKIT_WARM_DIR=str(warm_dir))
 
 
 def call(skill: Path, *args: str, env: dict[str, str], **options) -> subprocess.CompletedProcess:

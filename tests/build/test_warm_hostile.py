@@ -16,14 +16,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from skillkit_core.build.warm import MAX_WARM
-from tests.build.conftest import agent_env, build
-from tests.process_support import LINUX, end_warm_processes, new_marker, none_left, warm_pids
+from tests.build.conftest import build
+from tests.process_support import LINUX, new_marker, none_left, warm_pids
 from tests.protocol.support import DEPLOY_CHECK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -35,20 +34,6 @@ EXEC = str(Path(__file__).parent / "fixtures" / "warm_exec.py")
 def skill(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The skill that runs the source it is given, built once for the module."""
     return build(EXEC, tmp_path_factory.mktemp("warm-exec")).out_dir
-
-
-@pytest.fixture
-def warm_dir() -> Iterator[Path]:
-    """A socket folder of this test's own (short: a socket's path is limited)."""
-    folder = Path(tempfile.mkdtemp(prefix="skh-", dir="/tmp"))
-    yield folder
-    end_warm_processes(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def env(run_cache: Path, warm_dir: Path) -> dict[str, str]:
-    return agent_env(run_cache, SKILLKIT_WARM_DIR=str(warm_dir))
 
 
 def cold(env: dict[str, str]) -> dict[str, str]:

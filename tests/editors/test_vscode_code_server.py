@@ -483,12 +483,14 @@ def test_rename_of_a_skill_renames_its_folder_name_and_references(
 
         def saved() -> bool:
             texts = [(root / f / "SKILL.md").read_text() for f in ("pdf-tools", "release-notes")]
-            return all("`/report-builder`" in text for text in texts)
+            renamed = (root / "report-builder" / "SKILL.md").read_text()
+            # The editor writes each file in turn (a file it is writing reads empty).
+            return all("`/report-builder`" in text for text in texts) and renamed.startswith(
+                "---\nname: report-builder\n"
+            )
 
-        _wait_until(saved, 30, "the references to be saved")
+        _wait_until(saved, 30, "the references and the renamed skill to be saved")
         page.screenshot(path=str(shots / "rename.png"))
     assert not (root / "report-writer").exists()
-    renamed = (root / "report-builder" / "SKILL.md").read_text()
-    assert renamed.startswith("---\nname: report-builder\n")
     for caller in ("pdf-tools", "release-notes"):
         assert "report-writer" not in (root / caller / "SKILL.md").read_text()

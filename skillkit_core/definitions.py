@@ -157,6 +157,29 @@ class Subskill:
     params: Callable[[Any, Any], Any] | None = None
 
 
+def schema_uses(
+    params: Schema | None,
+    final_output: Schema | None,
+    stores: Mapping[str, Schema],
+    steps: Mapping[str, StepDefinition],
+) -> list[tuple[str | None, str, Schema]]:
+    """Every schema a skill uses, as ``(step name or None, what it types, schema)``: its
+    params, final output and stores, each step's response and declared action's input
+    and output."""
+    found: list[tuple[str | None, str, Schema | None]] = [
+        (None, "params", params),
+        (None, "final_output", final_output),
+        *((None, f"stores['{key}']", value) for key, value in stores.items()),
+    ]
+    for step in steps.values():
+        found.append((step.name, "response", step.response))
+        declared = step.action.declared if step.action is not None else None
+        if declared is not None:
+            found.append((step.name, f"action '{declared.name}' input", declared.input))
+            found.append((step.name, f"action '{declared.name}' output", declared.output))
+    return [(step, what, schema) for step, what, schema in found if schema is not None]
+
+
 def _frozen_map(value: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
     return MappingProxyType(dict(value or {}))
 

@@ -20,6 +20,7 @@ from skillkit_core.definitions import (
     StepTemplate,
     Subskill,
     Topic,
+    schema_uses,
 )
 from skillkit_core.errors import SkillDefinitionError, where
 from skillkit_core.schema import Schema
@@ -225,21 +226,11 @@ class SkillBuilder(_StepCollector):
     def _schema_problems(self, steps: Mapping[str, StepDefinition]) -> list[str]:
         """Types pydantic cannot make a schema of (they would fail the run later)."""
         opts = self._options
-        found: list[tuple[str | None, str, Schema | None]] = [
-            (None, "params", opts["params"]),
-            (None, "final_output", opts["final_output"]),
-            *((None, f"stores['{key}']", value) for key, value in opts["stores"].items()),
-        ]
-        for step in steps.values():
-            found.append((step.name, "response", step.response))
-            declared = step.action.declared if step.action is not None else None
-            if declared is not None:
-                found.append((step.name, f"action '{declared.name}' input", declared.input))
-                found.append((step.name, f"action '{declared.name}' output", declared.output))
+        found = schema_uses(opts["params"], opts["final_output"], opts["stores"], steps)
         problems = []
         for step_name, what, schema in found:
-            problem = schema.problem() if schema is not None else None
-            if schema is not None and problem is not None:
+            problem = schema.problem()
+            if problem is not None:
                 problems.append(
                     f"{where(self._label, step_name)}{what}={schema.name} is not a type "
                     f"pydantic can make a schema of ({problem}); use a pydantic model, a "

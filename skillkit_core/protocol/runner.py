@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.definitions import ReferenceDefinition, SkillDefinition, schema_uses
 from skillkit_core.errors import SkillkitError, UsageError
 from skillkit_core.protocol.args import Invocation, parse_args
 from skillkit_core.protocol.output import Reply, error_reply, error_wire, result_reply
@@ -142,15 +142,11 @@ def preload(definition: Definition) -> None:
 def _schemas(definition: Definition) -> list[Any]:
     if not isinstance(definition, SkillDefinition):
         return []
-    found = [definition.params, definition.final_output, *definition.stores.values()]
-    for step in definition.steps.values():
-        found.append(step.response)
-        declared = step.action.declared if step.action is not None else None
-        if declared is not None:
-            found += [declared.input, declared.output]
-    for sub in definition.subskills:
+    d = definition
+    found = [use[2] for use in schema_uses(d.params, d.final_output, d.stores, d.steps)]
+    for sub in d.subskills:
         found += _schemas(sub.definition)
-    return [schema for schema in found if schema is not None]
+    return found
 
 
 def emit(reply: Reply, out: TextIO | None, err: TextIO) -> int:

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 import uuid
+from pathlib import Path
 
 LINUX = sys.platform.startswith("linux")
 
@@ -57,12 +58,33 @@ def sleepers(marker: str) -> list[int]:
             with open(f"/proc/{name}/cmdline", "rb") as stream:
                 if tag not in stream.read():
                     continue
-            with open(f"/proc/{name}/stat", "rb") as stream:
-                stat = stream.read()
         except OSError:
             continue
-        if stat[stat.rfind(b")") + 2 :].split()[0] != b"Z":
+        state = _stat_fields(name)
+        if state and state[0] != b"Z":
             found.append(int(name))
+    return found
+
+
+def _stat_fields(pid: str) -> list[bytes]:
+    """The fields of ``/proc/<pid>/stat`` after the program's name (state, parent, ...);
+    none when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stream:
+            stat = stream.read()
+    except OSError:
+        return []
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = _stat_fields(name)
+            if fields and int(fields[1]) == pid:
+                found.append(int(name))
     return found
 
 
@@ -111,3 +133,15 @@ def end_warm_processes(folder: str | os.PathLike[str]) -> None:
     for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(pid, 15)
+
+
+def warm_ready(folder: Path, count: int = 1, within: float = 20.0) -> list[int]:
+    """The warm processes of ``folder`` once ``count`` of them listen."""
+    deadline = time.monotonic() + within
+    pids: list[int] = []
+    while time.monotonic() < deadline:
+        pids = warm_pids(folder)
+        if len(pids) >= count and len(list(folder.glob("*.sock"))) >= count:
+            return pids
+        time.sleep(0.02)
+    raise AssertionError(f"{count} warm process(es) expected in {folder}, found {pids}")

@@ -318,13 +318,14 @@ def _die_of(signum: int) -> int:
 
 
 def _receive(sock: Any, size: int) -> bytes:
-    data = b""
+    """``size`` bytes from ``sock``, or fewer when the other end closed first."""
+    data = bytearray()
     while len(data) < size:
-        chunk = sock.recv(size - len(data))
+        chunk = sock.recv(min(1 << 20, size - len(data)))
         if not chunk:
             break
         data += chunk
-    return data
+    return bytes(data)
 
 
 def _forward_signals(pid: int) -> list[int]:
@@ -532,11 +533,7 @@ class Server:
     def _still_there(self, own: int) -> bool:
         """Whether this process's socket (someone may remove it, or the whole folder, to
         end it) and bundle are as they were."""
-        try:
-            socket_there = os.stat(self.me.socket_path).st_ino == own
-        except OSError:
-            socket_there = False
-        return socket_there and self._bundle() == self.bundle
+        return _inode(self.me.socket_path) == own and self._bundle() == self.bundle
 
     def _bundle(self) -> tuple[object, ...]:
         """The bundle file's stamp and its unpacked folders' inodes: a rebuilt bundle, or
@@ -575,24 +572,16 @@ class Server:
     def _request(self, conn: Any) -> list[str]:
         """The arguments of a connected caller's request; ``ValueError`` for anything
         else."""
-        data = b""
-        while len(data) < 8:
-            chunk = conn.recv(8 - len(data))
-            if not chunk:
-                raise ValueError("a truncated request")
-            data += chunk
-        if data[:4] != MAGIC:
+        header = _receive(conn, 8)
+        if header[:4] != MAGIC or len(header) < 8:
             raise ValueError("not a warm request")
-        size = int.from_bytes(data[4:8], "little")
+        size = int.from_bytes(header[4:8], "little")
         if size > MAX_REQUEST:
             raise ValueError("a request too large")
-        payload = bytearray()
-        while len(payload) < size:
-            chunk = conn.recv(min(1 << 20, size - len(payload)))
-            if not chunk:
-                raise ValueError("a truncated request")
-            payload += chunk
-        return decode_request(bytes(payload), self.me.digest)
+        payload = _receive(conn, size)
+        if len(payload) < size:
+            raise ValueError("a truncated request")
+        return decode_request(payload, self.me.digest)
 
     def _child(
         self, conn: Any, listener: Any, lock: int, calls: _Calls, argv: list[str]
@@ -785,11 +774,11 @@ def _make_room(folder: str, own: str) -> None:
 
 def _remove_if_same(path: str, inode: int) -> None:
     """Remove ``path`` unless another process has put a file of its own there."""
-    try:
-        if os.stat(path).st_ino == inode:
+    import contextlib
+
+    if _inode(path) == inode:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-    except OSError:
-        pass
 
 
 def _inode(path: str) -> int | None:

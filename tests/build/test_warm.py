@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.build.conftest import build
-from tests.process_support import LINUX, warm_pids
+from tests.process_support import LINUX, children_of, warm_ready
 from tests.protocol.support import DEPLOY_CHECK, HELP_DESK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -51,30 +51,6 @@ def facts(done: subprocess.CompletedProcess) -> dict:
     assert done.returncode == 0, done.stderr
     prompt = json.loads(done.stdout)["prompt"]
     return json.loads(re.search(r"\{.*\}", prompt).group(0))
-
-
-def warm_ready(folder: Path, count: int = 1, within: float = 20.0) -> list[int]:
-    """The warm processes of ``folder`` once ``count`` of them listen."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        pids = warm_pids(folder)
-        if len(pids) >= count and len(list(folder.glob("*.sock"))) >= count:
-            return pids
-        time.sleep(0.02)
-    raise AssertionError(f"{count} warm process(es) expected in {folder}, found {pids}")
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
-                found.append(int(name))
-    return found
 
 
 def test_later_calls_are_run_by_fresh_forks_of_the_warm_process(

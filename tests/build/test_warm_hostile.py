@@ -22,7 +22,14 @@ import pytest
 
 from skillkit_core.build.warm import MAX_WARM
 from tests.build.conftest import build
-from tests.process_support import LINUX, new_marker, none_left, warm_pids
+from tests.process_support import (
+    LINUX,
+    children_of,
+    new_marker,
+    none_left,
+    warm_pids,
+    warm_ready,
+)
 from tests.protocol.support import DEPLOY_CHECK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -52,41 +59,18 @@ def call(skill: Path, code: str, env: dict[str, str], **options) -> subprocess.C
     return subprocess.run(command(skill, code), capture_output=True, text=True, env=env, **options)
 
 
-def warm_ready(folder: Path, within: float = 20.0) -> int:
-    """The one warm process of ``folder``, once it listens."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        pids = warm_pids(folder)
-        if len(pids) == 1 and list(folder.glob("*.sock")):
-            return pids[0]
-        time.sleep(0.02)
-    raise AssertionError(f"no warm process in {folder}")
-
-
 def warmed(skill: Path, env: dict[str, str], folder: Path) -> int:
     """Leave a warm process for calls made with ``env`` (and the default folder)."""
     done = call(skill, "result = os.getpid()", env)
     assert done.returncode == 0, done.stderr
-    return warm_ready(folder)
+    (warm,) = warm_ready(folder)
+    return warm
 
 
 def served_by(done: subprocess.CompletedProcess):
     """The result of a call that succeeded (whose code says which process ran it)."""
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["completed"]["actionResult"]["result"]
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
-                found.append(int(name))
-    return found
 
 
 INITIALIZE = {
@@ -112,7 +96,7 @@ def test_an_mcp_server_never_runs_in_a_warm_process(
         [str(skill / "scripts" / "run"), "start"], capture_output=True, env=env, timeout=60
     )
     assert done.returncode == 0
-    warm = warm_ready(warm_dir)
+    (warm,) = warm_ready(warm_dir)
     server = subprocess.Popen(
         [str(skill / "scripts" / "run"), *args],
         stdin=subprocess.PIPE,
@@ -173,7 +157,7 @@ def test_a_call_with_stdout_closed_answers_as_a_cold_call_and_breaks_no_later_ca
     assert answers == [(0, "")] * 3
     first = call(skill, "result = os.getppid()", env)
     assert first.returncode == 0, first.stderr
-    warm = warm_ready(warm_dir)
+    (warm,) = warm_ready(warm_dir)
     assert served_by(call(skill, "result = os.getppid()", env)) == warm
 
 
@@ -360,7 +344,7 @@ def test_a_module_that_ignores_sigchld_runs_warm_as_cold(
     for _ in range(3):  # the first leaves the warm process, the others are its children
         warm_answer = call(skill, code, env)
         assert (warm_answer.returncode, warm_answer.stderr) == (3, cold_answer.stderr)
-        warm_ready(warm_dir)
+        assert len(warm_ready(warm_dir)) == 1
 
 
 def _landlock_abi() -> int:
@@ -404,7 +388,7 @@ def test_a_landlock_sandbox_and_its_outside_never_share_a_warm_process(
     start = {"outside": _no_new_privileges, "inside": _sandboxed}
     done = call(skill, "result = 1", env, preexec_fn=start[first])
     assert done.returncode == 0, done.stderr
-    warm_ready(warm_dir)
+    assert len(warm_ready(warm_dir)) == 1
     for where in ("outside", "inside", "outside", "inside"):
         cold_answer = call(skill, code, cold(env), preexec_fn=start[where])
         warm_answer = call(skill, code, env, preexec_fn=start[where])
@@ -427,7 +411,7 @@ def test_a_warm_process_whose_unpacked_bundle_was_removed_leaves_calls_to_a_cold
     done = call(skill, code, env)
     assert done.returncode == 0, done.stderr
     assert served_by(done) != old
-    new = warm_ready(warm_dir)  # left by that call, which unpacked the bundle again
+    (new,) = warm_ready(warm_dir)  # left by that call, which unpacked the bundle again
     assert new != old
     assert served_by(call(skill, code, env)) == new
 
@@ -538,7 +522,7 @@ def test_the_call_that_leaves_a_warm_process_has_no_child_of_it_to_wait_for(
     )
     for mode in (cold(env), env):  # cold, then cold leaving a warm process
         assert served_by(call(skill, code, mode)) == [True, 7]
-    warm_ready(warm_dir)
+    assert len(warm_ready(warm_dir)) == 1
     assert served_by(call(skill, code, env)) == [True, 7]
 
 

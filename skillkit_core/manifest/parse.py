@@ -10,7 +10,8 @@ and code-point columns in the text *after* a leading byte-order mark is dropped.
 end at ``\\n``, ``\\r\\n`` or ``\\r`` (what editors count), not at the extra breaks YAML
 knows; YAML marks are therefore mapped through their character index, not their line.
 
-PyYAML is imported only when a frontmatter is actually parsed.
+PyYAML is imported only when a frontmatter is actually parsed, and not even then when it
+has the plain shape :mod:`skillkit_core.manifest.plain_yaml` reads.
 """
 
 from __future__ import annotations
@@ -255,6 +256,19 @@ _CONSTRUCT_ERRORS = (ValueError, TypeError, OverflowError, RecursionError, Attri
 
 
 def _parse_yaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
+    from skillkit_core.manifest.plain_yaml import read_plain_frontmatter
+
+    result = _YamlResult()
+    plain = read_plain_frontmatter(
+        yaml_text, lambda start, end: _span(starts, offset + start, offset + end)
+    )
+    if plain is not None:
+        result.mapping, result.fields = plain
+        return result
+    return _parse_with_pyyaml(yaml_text, offset, starts)
+
+
+def _parse_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
     import yaml
 
     result = _YamlResult()

@@ -52,8 +52,6 @@ class DiagnosticsHub:
 
     def lint_config(self, folder: str | None) -> Any:
         """The lint configuration for files in ``folder`` (pyproject.toml + settings)."""
-        from pathlib import Path
-
         from skillkit_core.lint.config import LintConfig, find_pyproject, load_config, merged
 
         settings = self.server.settings
@@ -61,14 +59,12 @@ class DiagnosticsHub:
         if folder:
             pyproject = None
             with contextlib.suppress(OSError):
-                pyproject = find_pyproject(Path(folder))
+                pyproject = find_pyproject(folder)
             if pyproject is not None:
-                base = self._load_pyproject(str(pyproject), load_config)
+                base = self._load_pyproject(pyproject, load_config)
         return merged(base, select=settings.lint_select, ignore=settings.lint_ignore)
 
     def _load_pyproject(self, path: str, load: Any) -> Any:
-        from pathlib import Path
-
         from skillkit_core.errors import SkillkitError
         from skillkit_core.lint.config import LintConfig
 
@@ -80,7 +76,7 @@ class DiagnosticsHub:
         if cached is not None and cached[0] == stamp:
             return cached[1]
         try:
-            config = load(Path(path))
+            config = load(path)
         except SkillkitError as error:
             log_message(self.server, f"ignoring lint configuration: {error}")
             config = LintConfig()

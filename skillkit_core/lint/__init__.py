@@ -8,11 +8,12 @@ first call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from skillkit_core.definitions import AnyDefinition
     from skillkit_core.lint.diagnostic import LintDiagnostic
     from skillkit_core.source.model import SourceIndex

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from skillkit_core.errors import SkillkitError
 
@@ -63,7 +62,7 @@ def execute(
             ignore=ignore,
             strict=strict or None,
             fix=fix,
-            config_file=Path(config) if config else None,
+            config_file=config or None,
             hosts=hosts,
             helpers=helpers,
             cache=None if no_cache else ResultCache.default(),
@@ -212,9 +211,9 @@ def _usage_error(error: SkillkitError) -> None:
 
 def _start_helpers() -> Helpers:
     """Helpers for the folders, forked before anything else is imported: they import the
-    rules and the YAML parser while this process reads the options and walks the folders
-    (and the less memory they share with it, the less either copies on write). One per
-    usable CPU beyond the first, up to :data:`~skillkit_core.lint.parallel.MAX_EARLY_HELPERS`.
+    rules while this process reads the options and walks the folders (and the less
+    memory they share with it, the less either copies on write). One per usable CPU
+    beyond the first, up to :data:`~skillkit_core.lint.parallel.MAX_EARLY_HELPERS`.
     """
     from skillkit_core.lint.parallel import MAX_EARLY_HELPERS, Helpers, usable_cpus
 

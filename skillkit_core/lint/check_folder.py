@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
+from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import UNREADABLE as UNREADABLE
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
@@ -15,6 +16,8 @@ from skillkit_core.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
+
     from skillkit_core.manifest.listing import Snapshot
 
 # How the finding of a rule that failed starts (then the rule's id and the error).
@@ -35,16 +38,17 @@ class FolderReport(NamedTuple):
     suppressed: int = 0
 
 
-def skill_folder_of(path: str | Path) -> Path:
-    """The skill folder for ``path``: the path itself, or the folder of a SKILL.md file."""
-    target = path if isinstance(path, Path) else Path(path)
-    if target.name.lower() == "skill.md" and target.is_file():
-        return target.parent
+def skill_folder_of(path: str | PathLike[str]) -> str:
+    """The skill folder for ``path``: the path itself, or the folder of a SKILL.md file
+    (written as ``str(Path(...))`` writes it)."""
+    target = path_text.pure(os.fspath(path))
+    if path_text.name(target).lower() == "skill.md" and os.path.isfile(target):
+        return path_text.parent(target)
     return target
 
 
 def check_folder(
-    path: str | Path,
+    path: str | PathLike[str],
     rules: Iterable[Rule] | None = None,
     *,
     text: str | None = None,
@@ -68,8 +72,8 @@ def check_folder(
     if text is not None:
         from skillkit_core.manifest.parse import SKILL_MD, find_skill_md, parse_skill_md
 
-        manifest = find_skill_md(root) or root / SKILL_MD
-        parsed = parse_skill_md(text, str(manifest))
+        manifest = find_skill_md(root)
+        parsed = parse_skill_md(text, str(manifest or path_text.join(root, SKILL_MD)))
     folder = SkillFolder(root, parsed, snapshot)
     found: list[LintDiagnostic] = []
     for rule in rules:
@@ -84,16 +88,17 @@ def check_folder(
 
 
 def prepare() -> None:
-    """Import now what the first :func:`check_folder` would: the manifest rules and the
-    YAML parser (for a helper process that waits for folders to check)."""
-    import yaml  # noqa: F401 - what manifest.parse imports on first use
-
+    """Import now what the first :func:`check_folder` would: the manifest rules (for a
+    helper process that waits for folders to check). Not the YAML parser: most
+    frontmatters are read without it (:mod:`~skillkit_core.manifest.plain_yaml`)."""
     from skillkit_core.lint.registry import rules_for
 
     rules_for("manifest")
 
 
-def check_skill_folder(path: str | Path, *, text: str | None = None) -> list[LintDiagnostic]:
+def check_skill_folder(
+    path: str | PathLike[str], *, text: str | None = None
+) -> list[LintDiagnostic]:
     """Every diagnostic for the SKILL.md folder at ``path`` (after inline suppressions);
     ``text`` replaces the SKILL.md on disk, as in :func:`check_folder`."""
     return check_folder(path, text=text).diagnostics
@@ -120,10 +125,10 @@ def _unreadable(folder: SkillFolder) -> list[LintDiagnostic]:
             UNREADABLE,
             "error",
             f"cannot read {path}: {reason}; it was not checked",
-            file=str(path),
+            file=path,
         )
         for relative, reason in folder.unreadable.items()
-        for path in [folder.root if relative == "." else folder.root / relative]
+        for path in [path_text.join(folder.root_text, relative)]
     ]
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
+from skillkit_core import path_text
 from skillkit_core.errors import UsageError
 from skillkit_core.lint.config import LintConfig
 from skillkit_core.lint.diagnostic import (
@@ -29,6 +29,8 @@ from skillkit_core.named_tuple import NamedTuple
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
     from typing import Literal
 
     from skillkit_core.lint.check_folder import FolderReport
@@ -65,16 +67,18 @@ _SKIPPED = frozenset(
 
 
 class Target(NamedTuple):
-    """One thing to check: a SKILL.md folder, or a Python file with an optional attribute."""
+    """One thing to check: a SKILL.md folder, or a Python file with an optional attribute.
+
+    ``path`` is written as ``str(pathlib.Path(...))`` writes it (``./a/`` as ``a``)."""
 
     kind: TargetKind
-    path: Path
+    path: str
     attr: str | None = None
 
     @property
     def label(self) -> str:
         """How the target is shown to people."""
-        return f"{self.path}:{self.attr}" if self.attr else str(self.path)
+        return f"{self.path}:{self.attr}" if self.attr else self.path
 
 
 class TargetReport(NamedTuple):
@@ -143,21 +147,23 @@ def collect_targets(
 
 
 def _targets_of(raw: str, problems: list[LintDiagnostic]) -> list[Target]:
-    path_text, attr = _split_attr(raw)
-    path = Path(path_text)
+    written, attr = _split_attr(raw)
+    path = path_text.pure(written)
     try:
         mode = os.stat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
-        raise UsageError(f"no such file or folder: {path_text}") from None
+        raise UsageError(f"no such file or folder: {written}") from None
     except OSError as error:  # permission, a symbolic link loop, a name too long
-        problems.append(_unreadable(path_text, error))
+        problems.append(_unreadable(written, error))
         return []
     if not stat.S_ISDIR(mode):
-        if stat.S_ISREG(mode) and path.name in _MANIFEST_NAMES:
-            return [Target("manifest", path.parent)]
-        if stat.S_ISREG(mode) and path.suffix == ".py":
+        name = path_text.name(path)
+        if stat.S_ISREG(mode) and name in _MANIFEST_NAMES:
+            return [Target("manifest", path_text.parent(path))]
+        # pathlib's suffix: a name starting with its only dot has none.
+        if stat.S_ISREG(mode) and name.endswith(".py") and name.rfind(".") > 0:
             return [Target("workflow", path, attr)]
-        raise UsageError(f"{path_text} is neither a SKILL.md, a .py file nor a folder")
+        raise UsageError(f"{written} is neither a SKILL.md, a .py file nor a folder")
     if attr is not None:
         raise UsageError(f"'{raw}': only a .py file takes an ':attr' suffix")
     if _has_manifest(path):
@@ -182,30 +188,44 @@ def _no_skill(raw: str) -> LintDiagnostic:
     )
 
 
-def _walk(root: Path, problems: list[LintDiagnostic]) -> tuple[list[Path], list[Path]]:
+def _walk(root: str, problems: list[LintDiagnostic]) -> tuple[list[str], list[str]]:
     """:func:`find_skill_folders` and :func:`find_workflow_files` of ``root`` in one walk
     (a tree of a few hundred skills is listed once, not twice). A folder that cannot be
     listed is an :data:`UNREADABLE` finding in ``problems``."""
-    found: list[Path] = []
-    python_files: list[Path] = []
+    found: list[str] = []
+    python_files: list[str] = []
 
     def unreadable(error: OSError) -> None:
         problems.append(_unreadable(str(error.filename or root), error))
 
     for current, folders, names in os.walk(root, onerror=unreadable):
         if any(name in names for name in _MANIFEST_NAMES):
-            if current == str(root):  # a SKILL.md that is no regular file: walk as before
-                return find_skill_folders(root), find_workflow_files(root)
-            found.append(Path(current))
+            if current == root:  # a SKILL.md that is no regular file: walk as before
+                return _texts(find_skill_folders(root)), _texts(find_workflow_files(root))
+            found.append(path_text.pure(current))
             folders[:] = []
             continue
         folders[:] = sorted(f for f in folders if f not in _SKIPPED)
-        python_files.extend(Path(current, name) for name in sorted(names) if name.endswith(".py"))
+        python_files.extend(
+            path_text.join(current, name) for name in sorted(names) if name.endswith(".py")
+        )
+    # Sorted by parts, as pathlib sorts (``a/b`` before ``a-b``).
+    found.sort(key=_parts)
     if not python_files:
-        return sorted(found), []
+        return found, []
+    from pathlib import Path
+
     from skillkit_core.lint.check_workflow import defines_skills
 
-    return sorted(found), [path for path in python_files if defines_skills(path)]
+    return found, [path for path in python_files if defines_skills(Path(path))]
+
+
+def _parts(path: str) -> list[str]:
+    return path.split("/")
+
+
+def _texts(paths: list[Path]) -> list[str]:
+    return [str(path) for path in paths]
 
 
 def _split_attr(raw: str) -> tuple[str, str | None]:
@@ -215,18 +235,20 @@ def _split_attr(raw: str) -> tuple[str, str | None]:
     return raw, None
 
 
-def _has_manifest(folder: Path) -> bool:
+def _has_manifest(folder: str) -> bool:
     for name in _MANIFEST_NAMES:
         try:
-            if stat.S_ISREG(os.stat(folder / name).st_mode):
+            if stat.S_ISREG(os.stat(os.path.join(folder, name)).st_mode):
                 return True
         except OSError:  # absent, or not readable: the walk reports the folder
             continue
     return False
 
 
-def find_skill_folders(root: Path) -> list[Path]:
+def find_skill_folders(root: str | PathLike[str]) -> list[Path]:
     """Every folder under ``root`` holding a SKILL.md, sorted, without nested ones."""
+    from pathlib import Path
+
     found: list[Path] = []
     for current, folders, names in os.walk(root):
         if any(name in names for name in _MANIFEST_NAMES):
@@ -237,15 +259,17 @@ def find_skill_folders(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def find_workflow_files(root: Path) -> list[Path]:
+def find_workflow_files(root: str | PathLike[str]) -> list[Path]:
     """Python skill files under ``root`` that a directory walk should check.
 
     Files that import skillkit_core and build a skill, reference or module (ordinary
     Python files are left alone).
     """
+    from pathlib import Path
+
     from skillkit_core.lint.check_workflow import find_skill_sources
 
-    return find_skill_sources(root, _SKIPPED)
+    return find_skill_sources(Path(root), _SKIPPED)
 
 
 def _check_manifest(
@@ -253,7 +277,7 @@ def _check_manifest(
 ) -> TargetReport:
     """The report of a SKILL.md folder: read back from ``cache`` when the folder is
     unchanged since it was stored there, else checked (and stored)."""
-    slot, plain = cache.find(str(target.path), hosts) if cache is not None else (None, None)
+    slot, plain = cache.find(target.path, hosts) if cache is not None else (None, None)
     if plain is not None:
         try:
             return _report_from_plain(target, plain)
@@ -289,9 +313,11 @@ def _cacheable(report: FolderReport) -> bool:
 
 def _check_workflow(target: Target, hosts: bool = True) -> TargetReport:
     # Host verdicts are for SKILL.md folders; a Python skill gets them once built.
+    from pathlib import Path
+
     from skillkit_core.lint.check_workflow import check_entry
 
-    report = check_entry(target.path, target.attr)
+    report = check_entry(Path(target.path), target.attr)
     return TargetReport(target, report.diagnostics, suppressed=report.suppressed)
 
 
@@ -385,7 +411,7 @@ def _reports(
         done = iter(
             helpers.share(
                 len(folders),
-                (hosts, [str(target.path) for target in folders], directory),
+                (hosts, [target.path for target in folders], directory),
                 lambda index: check(folders[index]),
                 lambda index, plain: received(folders[index], plain),
             )
@@ -425,7 +451,7 @@ def _folder_work(payload: tuple[bool, list[str], str | None], index: int) -> tup
         from skillkit_core.lint.result_cache import ResultCache
 
         cache = _HELPER_CACHES.setdefault(directory, ResultCache(directory))
-    target = Target("manifest", Path(paths[index]))
+    target = Target("manifest", paths[index])
     report = _plain_report(_check_manifest(target, hosts, cache))
     return report, [] if cache is None else cache.take_kept()
 
@@ -516,7 +542,7 @@ def run_check(
     ignore: Sequence[str] | None = None,
     strict: bool | None = None,
     fix: bool = False,
-    config_file: Path | None = None,
+    config_file: str | PathLike[str] | None = None,
     max_fix_passes: int = 3,
     hosts: bool = True,
     helpers: Helpers | None = None,
@@ -533,9 +559,9 @@ def run_check(
     """
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
 
-    if config_file is not None and not config_file.is_file():
-        raise UsageError(f"no such configuration file: {config_file}")
-    base = load_config(config_file or find_pyproject(Path.cwd()))
+    if config_file is not None and not os.path.isfile(config_file):
+        raise UsageError(f"no such configuration file: {os.fspath(config_file)}")
+    base = load_config(config_file or find_pyproject(os.getcwd()))
     config = merged(base, select=select, ignore=ignore, strict=strict)
     if config.select or config.ignore or config.severity:
         # Only patterns need the rule list (and its Python skill half is imported on use).

@@ -11,9 +11,9 @@ Recognised keys (others in the table belong to other commands and are left alone
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 
 from skillkit_core.errors import UsageError
@@ -22,6 +22,7 @@ from skillkit_core.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
     from typing import Any
 
     from skillkit_core.lint.diagnostic import Severity
@@ -80,22 +81,28 @@ def _matches(rule_id: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(rule_id, pattern) for pattern in patterns)
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml in ``start`` or its parents."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+def find_pyproject(start: str | PathLike[str]) -> str | None:
+    """The path of the nearest pyproject.toml in ``start`` or its parents (``start``
+    resolved first)."""
+    folder = os.path.realpath(start)
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
             return candidate
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def load_config(pyproject: Path | None) -> LintConfig:
+def load_config(pyproject: str | PathLike[str] | None) -> LintConfig:
     """Read ``[tool.skillkit]`` from ``pyproject`` (an empty config when absent)."""
     if pyproject is None:
         return LintConfig()
+    pyproject = os.fspath(pyproject)
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        with open(pyproject, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read {pyproject}: {error}") from error
     if not _MAY_CONFIGURE.search(text):

@@ -14,11 +14,9 @@ characters are escaped (:mod:`skillkit_core.safe_text`). The summary counts ever
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from skillkit_core.lint.capping import Capped, shown
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange
@@ -186,7 +184,8 @@ class _SourceCache:
             return None
         if file not in self._lines:
             try:
-                text = Path(file).read_text(encoding="utf-8", errors="replace")
+                with open(file, encoding="utf-8", errors="replace") as opened:
+                    text = opened.read()
             except OSError:
                 self._lines[file] = None
             else:
@@ -400,6 +399,8 @@ def render_json(run: CheckRun, *, hosts: bool = False) -> str:
             for report in run.reports
             if report.hosts
         ]
+    import json
+
     return escape_json_controls(json.dumps(document, indent=2, ensure_ascii=False))
 
 
@@ -468,10 +469,13 @@ def render_sarif(run: CheckRun) -> str:
             }
         ],
     }
+    import json
+
     return escape_json_controls(json.dumps(log, indent=2, ensure_ascii=False))
 
 
 def _uri(file: str) -> str:
+    from pathlib import Path
     from urllib.parse import quote
 
     path = Path(file)

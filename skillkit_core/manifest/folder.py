@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import posixpath
 from functools import cached_property
-from pathlib import Path
 
+from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.manifest.listing import MAX_FILES as MAX_FILES
 from skillkit_core.manifest.listing import SKIPPED_FOLDERS as SKIPPED_FOLDERS
@@ -34,6 +34,8 @@ from skillkit_core.manifest.parse import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
     from typing import Any
 
 # Text files above this size are not scanned for secrets.
@@ -53,21 +55,22 @@ _YAML_TYPES = {
 class SkillFolder:
     """The target of ``manifest`` rules: one folder that should hold a SKILL.md.
 
-    ``root`` is the folder; ``parsed`` its SKILL.md; ``skill_md`` the path diagnostics
+    ``root_text`` is the folder (written as ``str(Path(...))`` writes it), ``root`` the
+    same as a ``Path``; ``parsed`` its SKILL.md; ``skill_md`` the path diagnostics
     name (as given by the caller, not resolved). With a ``snapshot`` of the folder, its
     files are read from there instead of the disk.
     """
 
     def __init__(
         self,
-        root: str | Path,
+        root: str | PathLike[str],
         parsed: ParsedSkillMd | None = None,
         snapshot: Snapshot | None = None,
     ) -> None:
-        self.root = root if isinstance(root, Path) else Path(root)
+        self.root_text = path_text.pure(os.fspath(root))
         self._snapshot = snapshot
         self.parsed = parsed if parsed is not None else self._read_manifest()
-        self.skill_md = self.parsed.path or str(self.root / SKILL_MD)
+        self.skill_md = self.parsed.path or path_text.join(self.root_text, SKILL_MD)
         self._texts: dict[str, str | None] = {}
         # What rules asked about paths outside the folder: absolute path -> exists.
         self.outside_answers: dict[str, bool] = {}
@@ -77,23 +80,31 @@ class SkillFolder:
         """The manifest's file name (``SKILL.md``, or ``skill.md`` where that was found)."""
         return os.path.basename(self.skill_md)
 
+    @cached_property
+    def root(self) -> Path:
+        """The folder as a ``Path`` (``root_text`` is the same path as text: the rules
+        need no more, and pathlib's import is left to those that do)."""
+        from pathlib import Path
+
+        return Path(self.root_text)
+
     @property
     def folder_name(self) -> str:
         """The folder's own name (of the resolved path, so ``.`` works)."""
-        return self.root.name or self.root.resolve().name
+        return path_text.name(self.root_text) or os.path.basename(os.path.realpath(self.root_text))
 
     def _read_manifest(self) -> ParsedSkillMd:
         data = None if self._snapshot is None else self._snapshot.contents.get(SKILL_MD)
         if data is None:  # no snapshot, or no SKILL.md of that exact name in it
-            return read_skill_md(self.root)
-        return parse_skill_md_bytes(data, os.path.join(os.fspath(self.root), SKILL_MD))
+            return read_skill_md(self.root_text)
+        return parse_skill_md_bytes(data, os.path.join(self.root_text, SKILL_MD))
 
-    def outside_exists(self, path: Path) -> bool:
+    def outside_exists(self, path: str | PathLike[str]) -> bool:
         """Whether ``path``, outside the folder, exists (for a rule that looks beside the
         folder, as a rename's target). Every answer is kept in :attr:`outside_answers`:
         the result cache of ``skillkit check`` keeps a folder's findings only while each
         answer stays the same."""
-        exists = path.exists()
+        exists = os.path.exists(path)
         self.outside_answers[os.path.abspath(path)] = exists
         return exists
 
@@ -223,7 +234,7 @@ class SkillFolder:
         :func:`~skillkit_core.manifest.listing.list_folder`). Folders and entries that
         cannot be read are recorded in :attr:`unreadable`."""
         snapshot = self._snapshot
-        listing = list_folder(str(self.root)) if snapshot is None else snapshot.listing
+        listing = list_folder(self.root_text) if snapshot is None else snapshot.listing
         self._folders = listing.folders
         self._outside.update(listing.outside)
         self.unreadable.update(listing.unreadable)
@@ -253,13 +264,13 @@ class SkillFolder:
         names = self._file_names
         if relative in names or relative in self._folders:
             return True
-        return not self._complete and os.path.exists(os.path.join(self.root, relative))
+        return not self._complete and os.path.exists(os.path.join(self.root_text, relative))
 
     def is_file(self, relative: str) -> bool:
         """True when ``relative`` (as :meth:`inside` returns it) is a file here."""
         if relative in self._file_names:
             return True
-        return not self._complete and os.path.isfile(os.path.join(self.root, relative))
+        return not self._complete and os.path.isfile(os.path.join(self.root_text, relative))
 
     @cached_property
     def documents(self) -> list[tuple[str, str, bool]]:
@@ -341,7 +352,8 @@ class SkillFolder:
             if data is not None:
                 return data.decode("utf-8", errors="replace")
         try:
-            return Path(path).read_text(encoding="utf-8", errors="replace")
+            with open(path, encoding="utf-8", errors="replace") as file:
+                return file.read()
         except OSError:
             return None
 
@@ -351,7 +363,7 @@ class SkillFolder:
 
     def display(self, file: FolderFile) -> str:
         """The path diagnostics use for a folder file."""
-        return str(self.root / file.relative)
+        return path_text.join(self.root_text, file.relative)
 
     @staticmethod
     def inside(relative: str) -> str | None:

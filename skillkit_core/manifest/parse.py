@@ -23,7 +23,6 @@ import stat
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
-from pathlib import Path
 from types import MappingProxyType
 
 from skillkit_core.lint.diagnostic import SourceRange
@@ -32,6 +31,8 @@ from skillkit_core.named_tuple import NamedTuple
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
     from typing import Any
 
     import yaml
@@ -509,7 +510,7 @@ class _NodeWalker:
             self.features.extend(YamlFeature(kind, where) for kind in kinds)
 
 
-def read_skill_md(folder_or_file: str | Path) -> ParsedSkillMd:
+def read_skill_md(folder_or_file: str | PathLike[str]) -> ParsedSkillMd:
     """Read and parse the SKILL.md of a skill folder (or a SKILL.md file itself).
 
     A folder without ``SKILL.md`` falls back to a lowercase ``skill.md`` when present (the
@@ -622,10 +623,12 @@ def _read_at_most(fd: int, size: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def find_skill_md(folder: Path) -> Path | None:
+def find_skill_md(folder: str | PathLike[str]) -> Path | None:
     """The manifest file of ``folder``: ``SKILL.md``, else ``skill.md``, else ``None``."""
+    from pathlib import Path
+
     for name in (SKILL_MD, "skill.md"):
-        candidate = folder / name
+        candidate = Path(folder, name)
         if candidate.is_file():
             return candidate
     return None

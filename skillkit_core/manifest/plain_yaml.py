@@ -12,12 +12,13 @@ Accepted, and nothing more:
 - lines ``key: value`` at column 0, and ``key:`` alone followed by indented lines
   ``key: value`` that all share one indentation (a one-level block mapping);
 - keys of ASCII letters, digits, ``-`` and ``_`` starting with a letter;
-- values on one line: a plain scalar starting with a letter that YAML's implicit
-  resolvers leave a string (not ``yes``, ``off``, ``null`` and the like), without
-  ``": "``, ``" #"`` or a trailing ``:``; or a quoted scalar without escapes or quotes
-  inside;
-- blank lines; no tabs, carriage returns, comments, duplicate keys or characters YAML
-  refuses or reads as line breaks.
+- values: a plain scalar starting with a letter, without ``": "``, ``" #"`` or a
+  trailing ``:``, that YAML's implicit resolvers leave a string or read as a boolean
+  (``true``, ``off``, ...; not ``null`` and the like), on one line or continued on more
+  indented lines; a quoted scalar on one line without escapes or quotes inside; a block
+  scalar (``|``, ``|-``, ``>``, ``>-``) whose lines all have one indentation;
+- blank lines (not inside a block scalar); no tabs, carriage returns, comments,
+  duplicate keys or characters YAML refuses or reads as line breaks.
 
 ``tests/core/manifest/test_plain_yaml.py`` checks that every text this module accepts
 parses to the same values, spans, styles and tags through PyYAML (on the corpus and on
@@ -39,24 +40,32 @@ if TYPE_CHECKING:
 
     Span = Callable[[int, int], SourceRange]
 
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
+_TAG = "tag:yaml.org,2002:"
 _LINE = re.compile(r"( *)([A-Za-z][A-Za-z0-9_-]*):(?: +(\S.*?))? *")
 _DOUBLE = re.compile(r'"[^"\\]*"')
 _SINGLE = re.compile(r"'[^']*'")
+_BLOCK_STYLES = {"|": "literal", "|-": "literal", ">": "folded", ">-": "folded"}
+
+
+def _spellings(*words: str) -> frozenset[str]:
+    return frozenset(form for word in words for form in (word, word.capitalize(), word.upper()))
+
+
 # Plain scalars PyYAML's implicit resolvers type as booleans or null (YAML 1.1); every
 # other plain scalar starting with a letter stays a string (numbers, dates, ``.inf``,
 # ``<<`` and ``=`` start with something else).
-_NOT_STRINGS = frozenset(
-    word
-    for base in ("yes", "no", "true", "false", "on", "off", "null")
-    for word in (base, base.capitalize(), base.upper())
-)
+_TRUE = _spellings("yes", "true", "on")
+_FALSE = _spellings("no", "false", "off")
+_NULL = _spellings("null")
 # Characters outside printable ASCII that YAML refuses (C1 controls, surrogates, the
 # byte-order mark, non-characters) or reads as line breaks (NEL, LS, PS).
 _REFUSED = frozenset(range(0x7F, 0xA0)) | frozenset(range(0xD800, 0xE000))
 _REFUSED |= {0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF}
 _ASCII_UNSAFE = re.compile(r"[^\n\x20-\x7e]")
+
+
+class _Unread(Exception):
+    """The text leaves the plain shape: PyYAML reads it."""
 
 
 def read_plain_frontmatter(
@@ -66,45 +75,10 @@ def read_plain_frontmatter(
     else ``None``. ``span(start, end)`` turns offsets in ``yaml_text`` into a range."""
     if not _characters_safe(yaml_text):
         return None
-    top = _Block()
-    nested: _Block | None = None
-    offset = 0
-    for line in yaml_text.split("\n"):
-        start, offset = offset, offset + len(line) + 1
-        if not line.strip(" "):
-            continue
-        match = _LINE.fullmatch(line)
-        if match is None:
-            return None
-        indent, key, value = match.group(1), match.group(2), match.group(3)
-        if not indent:
-            if nested is not None and not nested.close_into(top, start, span):
-                return None
-            block, nested = top, None
-        elif nested is not None and nested.indent in (0, len(indent)):
-            block, nested.indent = nested, len(indent)
-        else:
-            return None
-        key_start = start + len(indent)
-        if key in _NOT_STRINGS or key in block.values:
-            return None
-        key_range = span(key_start, key_start + len(key))
-        if value is None:
-            if block is not top:
-                return None
-            nested = _Block(key, key_start, key_range)
-            continue
-        scalar = _scalar(value)
-        if scalar is None:
-            return None
-        text, style = scalar
-        value_start = start + match.start(3)
-        value_range = span(value_start, value_start + len(value))
-        field = FieldSpan(key, key_range, value_range, style, scalar=text, tag=_STR_TAG)
-        block.add(key_start, text, field)
-    if nested is not None and not nested.close_into(top, len(yaml_text), span):
+    try:
+        return _Reader(yaml_text, span).read()
+    except _Unread:
         return None
-    return (top.values, top.fields) if top.values else None
 
 
 class _Block:
@@ -124,43 +98,167 @@ class _Block:
         self.fields: dict[str, FieldSpan] = {}
 
     def add(self, key_start: int, value: object, field: FieldSpan) -> None:
+        if field.key in self.values:
+            raise _Unread
         if not self.fields:
             self.first = key_start
         self.values[field.key] = value
         self.fields[field.key] = field
 
-    def close_into(self, top: _Block, end: int, span: Span) -> bool:
-        """Store this nested mapping in ``top``, its span ending at offset ``end`` (where
-        the next key starts); False when it has no keys (``key:`` alone is a null, which
-        is left to PyYAML)."""
-        if not self.values:
-            return False
-        value_range = span(self.first, end)
+
+class _Reader:
+    """One pass over the lines; each method reads one construct or raises ``_Unread``."""
+
+    def __init__(self, text: str, span: Span) -> None:
+        self.text = text
+        self.span = span
+        self.lines = text.split("\n")
+        self.starts = [0]
+        for line in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.at = 0
+
+    def read(self) -> tuple[dict[str, object], dict[str, FieldSpan]] | None:
+        top = _Block()
+        nested: _Block | None = None
+        while self.at < len(self.lines):
+            line, start = self.lines[self.at], self.starts[self.at]
+            if not line.strip(" "):
+                self.at += 1
+                continue
+            indent = len(line) - len(line.lstrip(" "))
+            if not indent:
+                if nested is not None:
+                    self._close(nested, top, start)
+                block, nested = top, None
+            elif nested is not None and nested.indent in (0, indent):
+                block, nested.indent = nested, indent
+            else:
+                raise _Unread
+            opened = self._entry(block, line, start)
+            if opened is not None:
+                if block is not top:
+                    raise _Unread
+                nested = opened
+        if nested is not None:
+            self._close(nested, top, len(self.text))
+        return (top.values, top.fields) if top.values else None
+
+    def _entry(self, block: _Block, line: str, start: int) -> _Block | None:
+        """Read the ``key: value`` at the current line (and the lines its value goes
+        on to); a ``key:`` alone opens (and returns) a nested block."""
+        match = _LINE.fullmatch(line)
+        if match is None:
+            raise _Unread
+        indent, key, value = match.group(1), match.group(2), match.group(3)
+        key_start = start + len(indent)
+        if key in _TRUE or key in _FALSE or key in _NULL:
+            raise _Unread
+        key_range = self.span(key_start, key_start + len(key))
+        self.at += 1
+        if value is None:
+            return _Block(key, key_start, key_range)
+        value_start = start + match.start(3)
+        if value in _BLOCK_STYLES:
+            text, end = self._block_scalar(value, len(indent))
+            style, tag = _BLOCK_STYLES[value], "str"
+        else:
+            text, style, tag = _scalar(value)
+            end = value_start + len(value)
+            if style == "plain" and tag == "str":
+                text, end = self._continued(text, end, len(indent))
+        constructed = text if tag == "str" else text in _TRUE
         field = FieldSpan(
-            self.key,
-            self.key_range,
-            value_range,
+            key, key_range, self.span(value_start, end), style, scalar=text, tag=_TAG + tag
+        )
+        block.add(key_start, constructed, field)
+        return None
+
+    def _continued(self, text: str, end: int, indent: int) -> tuple[str, int]:
+        """A plain scalar's text and end once lines more indented than its key (and the
+        blank lines between them) are folded into it: a line break is a space, each
+        blank line one line break."""
+        breaks = 0
+        at = self.at
+        while at < len(self.lines):
+            line = self.lines[at]
+            words = line.strip(" ")
+            if not words:
+                breaks += 1
+                at += 1
+                continue
+            if len(line) - len(line.lstrip(" ")) <= indent:
+                break
+            if words[0] == "#" or words[:2] in ("- ", "? ", ": ") or not _plain_words(words):
+                raise _Unread
+            text += "\n" * breaks if breaks else " "
+            text += words
+            end = self.starts[at] + len(line.rstrip(" "))
+            breaks = 0
+            at += 1
+            self.at = at
+        return text, end
+
+    def _block_scalar(self, header: str, indent: int) -> tuple[str, int]:
+        """A block scalar's text and end, when its lines share one indentation deeper
+        than its key's and no blank or more indented line comes before the next key."""
+        lines: list[str] = []
+        depth = 0
+        while self.at < len(self.lines):
+            line = self.lines[self.at]
+            own = len(line) - len(line.lstrip(" "))
+            if not line.strip(" "):
+                if self.at == len(self.lines) - 1 and line == "":  # the text's last break
+                    break
+                raise _Unread
+            if own <= indent:
+                break
+            if depth and own != depth:
+                raise _Unread
+            depth = own
+            lines.append(line[own:])
+            self.at += 1
+        if not lines:
+            raise _Unread
+        text = ("\n" if header[0] == "|" else " ").join(lines)
+        end = self.starts[self.at] if self.at < len(self.lines) else len(self.text)
+        return (text if header.endswith("-") else text + "\n"), end
+
+    def _close(self, nested: _Block, top: _Block, end: int) -> None:
+        """Store a nested mapping in ``top``, its span ending at offset ``end`` (where
+        the next key starts). A ``key:`` with nothing under it is a null, left to
+        PyYAML."""
+        if not nested.values:
+            raise _Unread
+        field = FieldSpan(
+            nested.key,
+            nested.key_range,
+            self.span(nested.first, end),
             "block",
-            self.fields,
-            tag=_MAP_TAG,
+            nested.fields,
+            tag=_TAG + "map",
             kind="mapping",
         )
-        top.add(self.key_start, self.values, field)
-        return True
+        top.add(nested.key_start, nested.values, field)
 
 
-def _scalar(value: str) -> tuple[str, str] | None:
-    """The text and style of a one-line ``value`` whose string meaning is certain."""
+def _scalar(value: str) -> tuple[str, str, str]:
+    """The text, style and tag (``str`` or ``bool``) of a one-line ``value`` whose
+    meaning is certain."""
     lead = value[0]
-    if lead == '"':
-        return (value[1:-1], "double") if _DOUBLE.fullmatch(value) else None
-    if lead == "'":
-        return (value[1:-1], "single") if _SINGLE.fullmatch(value) else None
-    if not lead.isalpha():
-        return None
-    if ": " in value or " #" in value or value.endswith(":") or value in _NOT_STRINGS:
-        return None
-    return value, "plain"
+    if lead == '"' and _DOUBLE.fullmatch(value):
+        return value[1:-1], "double", "str"
+    if lead == "'" and _SINGLE.fullmatch(value):
+        return value[1:-1], "single", "str"
+    if not lead.isalpha() or not _plain_words(value) or value in _NULL:
+        raise _Unread
+    return value, "plain", "bool" if value in _TRUE or value in _FALSE else "str"
+
+
+def _plain_words(text: str) -> bool:
+    """Whether ``text`` can be part of a plain scalar: no ``": "``, ``" #"`` or ending
+    ``:`` (a key, a comment)."""
+    return ": " not in text and " #" not in text and not text.endswith(":")
 
 
 def _characters_safe(text: str) -> bool:

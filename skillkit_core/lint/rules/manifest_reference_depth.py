@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
+from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
@@ -80,7 +81,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             f"{relative} is linked from {by} but not from SKILL.md; keep references one "
             "level deep (link it from SKILL.md instead)",
             range=where,
-            file=str(folder.root / reference),
+            file=path_text.join(folder.root_text, reference),
         )
 
 

@@ -25,7 +25,7 @@ from tests.core.lint.skillmd_support import make_skill, skill_md
 
 def test_folder_with_skill_md_is_one_target_even_with_nested_examples(tmp_path: Path) -> None:
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "assets/x/SKILL.md": ""})
-    assert collect_targets([str(root)]) == [Target("manifest", root)]
+    assert collect_targets([str(root)]) == [Target("manifest", str(root))]
 
 
 def test_directory_walk_finds_skill_folders_including_dot_claude(tmp_path: Path) -> None:
@@ -34,7 +34,10 @@ def test_directory_walk_finds_skill_folders_including_dot_claude(tmp_path: Path)
     make_skill(tmp_path / "node_modules", "c", {"SKILL.md": skill_md("c")})
     make_skill(tmp_path / ".git", "d", {"SKILL.md": skill_md("d")})
     assert find_skill_folders(tmp_path) == [a, b]
-    assert collect_targets([str(tmp_path)]) == [Target("manifest", a), Target("manifest", b)]
+    assert collect_targets([str(tmp_path)]) == [
+        Target("manifest", str(a)),
+        Target("manifest", str(b)),
+    ]
 
 
 def test_skill_md_file_and_python_entries(tmp_path: Path) -> None:
@@ -43,9 +46,9 @@ def test_skill_md_file_and_python_entries(tmp_path: Path) -> None:
     entry.write_text("x = 1\n")
     targets = collect_targets([str(root / "SKILL.md"), f"{entry}:my_skill", str(entry), str(root)])
     assert targets == [
-        Target("manifest", root),
-        Target("workflow", entry, "my_skill"),
-        Target("workflow", entry),
+        Target("manifest", str(root)),
+        Target("workflow", str(entry), "my_skill"),
+        Target("workflow", str(entry)),
     ]
 
 
@@ -136,7 +139,7 @@ def test_a_folder_that_cannot_be_listed_is_a_finding_and_the_rest_is_checked(
 
     monkeypatch.setattr(os, "scandir", scandir)
     run = check_paths([str(tmp_path)])
-    assert [r.target for r in run.reports] == [Target("manifest", good)]
+    assert [r.target for r in run.reports] == [Target("manifest", str(good))]
     assert [(d.rule, d.severity, d.file, d.message) for d in run.diagnostics] == [
         (
             UNREADABLE,
@@ -206,3 +209,18 @@ def test_the_editors_own_rule_may_be_configured_like_any_other(tmp_path: Path) -
     assert outcome.run.exit_code == 0
     with pytest.raises(UsageError, match="unknown-skill-invocatio"):
         run_check([str(root)], ignore=["unknown-skill-invocatio"])
+
+
+def test_targets_are_written_and_sorted_as_pathlib_writes_and_sorts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    nested = make_skill(tmp_path / "a", "b", {"SKILL.md": skill_md("b")})
+    dashed = make_skill(tmp_path, "a-b", {"SKILL.md": skill_md("a-b")})
+    # pathlib orders by parts: a/b before a-b (as text, '-' sorts before '/').
+    expected = [Target("manifest", str(nested)), Target("manifest", str(dashed))]
+    assert collect_targets([f"{tmp_path}//./"]) == expected
+    assert collect_targets(["./a/b/", ".//a-b/./SKILL.md"]) == [
+        Target("manifest", "a/b"),
+        Target("manifest", "a-b"),
+    ]

@@ -88,7 +88,7 @@ def test_find_pyproject_walks_up(tmp_path: Path) -> None:
     path = write(tmp_path, "")
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
-    assert find_pyproject(nested) == path
+    assert find_pyproject(nested) == str(path)
 
 
 @pytest.mark.parametrize(

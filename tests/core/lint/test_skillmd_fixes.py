@@ -178,7 +178,7 @@ def test_suggestions_survive_the_helpers_pipe_and_the_workers_json(tmp_path: Pat
 
     root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
     report = check_folder(root)
-    target = Target("manifest", root)
+    target = Target("manifest", str(root))
     plain = _plain_report(TargetReport(target, report.diagnostics, report.hosts))
     assert _report_from_plain(target, plain).diagnostics == report.diagnostics
     (mismatch,) = [d for d in report.diagnostics if d.rule == "name-folder-mismatch"]

@@ -59,6 +59,11 @@ def test_the_plain_reader_reads_most_real_frontmatters_as_pyyaml_does() -> None:
         'name: a\nmetadata:\n  author: Ada\n  version: "1.0"\nlicense: MIT\n',
         "name: a\n\nmetadata:\n    author: 'Ada L.'\n\n    note: C# and café  \n\n",
         "description: \"Use: when # it's needed\"  \nx_y: it's fine-ish\n",
+        "user-invocable: false\ndisable-model-invocation: Yes\nname: a\n",
+        'description: Scan skills. Use when asked to "scan",\n  "audit" or - check it.\nz: q\n',
+        "description: one\n\n   two  \n\n\n  three  \n\nname: a\n",
+        "description: >-\n  Folded text: with # and\n  more  lines.\nname: a\n",
+        "description: |\n    Literal: kept\n    as lines  \nmetadata:\n  note: >\n   a\n   b\n",
     ],
 )
 def test_the_common_shapes_take_the_shortcut_and_agree(yaml_text: str) -> None:
@@ -71,7 +76,6 @@ def test_the_common_shapes_take_the_shortcut_and_agree(yaml_text: str) -> None:
     "yaml_text",
     [
         "on: push\n",  # a boolean key
-        "name: yes\n",
         "name: Null\n",
         "version: 1.0\n",
         "date: 2026-11-28\n",
@@ -80,7 +84,15 @@ def test_the_common_shapes_take_the_shortcut_and_agree(yaml_text: str) -> None:
         "name: a:\n",
         "name: 'it''s'\n",
         'name: "tab\\t"\n',
-        "name: a\n  continued\n",
+        "name: a\n  continued: x\n",
+        "name: a\n  # comment\n",
+        "name: true\n  continued\n",
+        "name: 'a'\n  continued\n",
+        "name: >+\n  kept\n",
+        "name: |2\n   indented\n",
+        "name: >\n  a\n\n  b\n",
+        "name: |\n  a\n    more\n",
+        "name: >\nnext: a\n",
         "name: a\nname: b\n",  # a duplicate key
         "metadata:\nname: a\n",  # a null
         "metadata:\n  a: b\n   c: d\n",
@@ -113,7 +125,7 @@ EDGE_VALUE_LIST = [
     *("a: b", "a #c", "a:", "\u00a0x", "x\u0085y", "x\ufeffy", "x\u2029y", "x\x7fy"),
     *('"quoted"', '"with \\"escape\\""', '"unclosed', "'single'", "'it''s'"),
     *("'a' trailing", "[flow]", "{a: b}", "&anchor v", "*alias", "!tag v", "|", ">-"),
-    *("- item", "@at", "`tick`", "%pct", ""),
+    *("- item", "@at", "`tick`", "%pct", "", "true", "Yes", "OFF", "|-", ">", ">+", "|1"),
 ]
 EDGE_VALUES = st.sampled_from(EDGE_VALUE_LIST)
 CHILDREN = st.lists(st.tuples(KEYS, SAFE_VALUES), max_size=3)
@@ -125,7 +137,9 @@ ENTRIES = st.lists(
 EDITS = st.lists(st.tuples(st.integers(0, 12), EDGE_VALUES), max_size=1)
 # Lines a frontmatter may have besides its entries, put in at random places.
 OTHER_LINE_LIST = [
-    *("", "   ", "# comment", "continued words", "  more", "...", "\r", " odd: v", "   deep: v")
+    *("", "   ", "# comment", "continued words", "  more", "...", "\r", " odd: v", "   deep: v"),
+    *("      deeper words", "  - dash item", "  #hash", "  'quoted' on", "  : colon", "  ends:"),
+    *("    a: b", "  x #y", "  |", "   >-", "  spaces after  "),
 ]
 OTHER_LINES = st.sampled_from(OTHER_LINE_LIST)
 INSERTS = st.lists(st.tuples(st.integers(0, 12), OTHER_LINES), max_size=1)
@@ -150,21 +164,31 @@ def yaml_texts(draw: st.DrawFn) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-BASE = ["name: a", "metadata:", "  author: b", "  note: c", "last: d"]
+# Frontmatters of the plain shape, one with each construct it reads.
+BASES = [
+    ["name: a", "metadata:", "  author: b", "  note: c", "last: d"],
+    ["description: >-", "  folded line", "  second", "name: a", "note: words", "  continued"],
+    ["metadata:", "  text: |", "    kept", "    lines", "  on-off: true", "last: d"],
+]
 EDGE_KEYS = ["on", "No", "TRUE", "null", "name", "author", "last", "metadata"]
 
 
 def edge_cases() -> list[list[str]]:
-    """The plain-shaped ``BASE`` with one key, value or line swapped for an edge case."""
+    """Each of ``BASES`` with one key, value or line swapped for an edge case, or one
+    line added."""
     cases = []
-    for at, line in enumerate(BASE):
-        indent, key, rest = re.fullmatch(r"( *)([^:]*):(.*)", line).groups()
-        lines = [f"{indent}{edge}:{rest}" for edge in EDGE_KEYS]
-        if rest:
-            lines += [f"{indent}{key}:{' ' if value else ''}{value}" for value in EDGE_VALUE_LIST]
-        cases += [[*BASE[:at], swapped, *BASE[at + 1 :]] for swapped in lines]
-    for at in range(len(BASE) + 1):
-        cases += [[*BASE[:at], line, *BASE[at:]] for line in OTHER_LINE_LIST]
+    for base in BASES:
+        for at, line in enumerate(base):
+            match = re.fullmatch(r"( *)([^: ]*):(.*)", line)
+            if match is None:  # a line of a block scalar or a continued one
+                continue
+            indent, key, rest = match.groups()
+            lines = [f"{indent}{edge}:{rest}" for edge in EDGE_KEYS]
+            if rest:
+                lines += [f"{indent}{key}:{' ' if v else ''}{v}" for v in EDGE_VALUE_LIST]
+            cases += [[*base[:at], swapped, *base[at + 1 :]] for swapped in lines]
+        for at in range(len(base) + 1):
+            cases += [[*base[:at], line, *base[at:]] for line in OTHER_LINE_LIST]
     return cases
 
 

@@ -9,7 +9,8 @@ in the order of the items, exactly as a loop would give them.
 
 Helpers can be started before the work is known (:meth:`Helpers.start` with a ``load``
 that imports what the work needs): ``skillkit check`` starts one first thing, and it
-imports the rules while the caller parses the command line and walks the folders. :func:`map_forked` starts them once the items are known.
+imports the rules while the caller parses the command line and walks the folders.
+:func:`map_forked` starts them once the items are known.
 
 Work and results cross pipes in ``marshal`` form (built into the interpreter: nothing to
 import, and faster than pickle for plain data), so they must be made of built-in types:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 # extension -> (language family, shebang to add when missing)
 EXTENSIONS: dict[str, tuple[str, str | None]] = {
@@ -129,15 +130,41 @@ def states_interpreter(name: str, texts: list[str]) -> bool:
     """Whether one of ``texts`` (SKILL.md, the skill's other markdown and scripts) runs
     the script named ``name`` through its interpreter: ``python scripts/x.py``, ``uv run
     x.py``, ``node "$DIR/server.cjs"`` (options between the two allowed)."""
-    naming = [text for text in texts if name in text]
-    if not naming:  # the pattern (one per name, costly to compile) is not needed
-        return False
-    pattern = re.compile(
-        rf"(?<![\w.\-/])(?:{_RUNNERS})"  # the program
-        r"(?:[ \t]+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
-        rf"[ \t]+[\"']?[^\s\"'`;|&]*?(?<![\w.\-]){re.escape(name)}(?![\w.\-])"
-    )
-    return any(pattern.search(text) for text in naming)
+    return any(_run_by_runner(text, name) for text in texts if name in text)
+
+
+# A runner, its options (with a value) and the start of the word naming the script: what
+# comes before the script's name in ``python -u scripts/x.py``. Compiled on first use
+# (``re`` keeps it): most folders never name a script.
+_RUNNER_AND_OPTIONS = (
+    rf"(?:{_RUNNERS})"  # the program
+    r"(?:[ \t]+-{1,2}[\w\-]+(?:[= ][^\s\-][^\s;|&]*)?)*"  # its options, with a value
+    r"[ \t]+[\"']?[^\s\"'`;|&]*?"
+)
+# Where a runner starts (zero-width, so starts inside another runner's words count).
+_RUNNER_START = rf"(?<![\w.\-/])(?=(?:{_RUNNERS}))"
+_NAME_CHAR = r"[\w.\-]"
+
+
+def _run_by_runner(text: str, name: str) -> bool:
+    """Whether a runner in ``text`` is followed, on its line, by ``name`` standing alone
+    (not part of a longer name): one fixed pattern tried from each runner start to each
+    place of the name, where a pattern holding the name would be compiled per name."""
+    name_char, runner = re.compile(_NAME_CHAR), re.compile(_RUNNER_AND_OPTIONS)
+    starts: list[int] | None = None
+    place = text.find(name)
+    while place >= 0:
+        end = place + len(name)
+        alone = not (place and name_char.match(text, place - 1)) and not name_char.match(text, end)
+        if alone:
+            if starts is None:
+                starts = [match.start() for match in re.finditer(_RUNNER_START, text)]
+            line_start = text.rfind("\n", 0, place) + 1
+            for start in starts[bisect_left(starts, line_start) : bisect_left(starts, place)]:
+                if runner.fullmatch(text, start, place):
+                    return True
+        place = text.find(name, place + 1)
+    return False
 
 
 def only_imported(name: str, text: str, others: list[str]) -> bool:

@@ -213,11 +213,9 @@ def _walk(root: str, problems: list[LintDiagnostic]) -> tuple[list[str], list[st
     found.sort(key=_parts)
     if not python_files:
         return found, []
-    from pathlib import Path
-
     from skillkit_core.lint.check_workflow import defines_skills
 
-    return found, [path for path in python_files if defines_skills(Path(path))]
+    return found, [path for path in python_files if defines_skills(path)]
 
 
 def _parts(path: str) -> list[str]:

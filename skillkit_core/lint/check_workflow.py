@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection
-from pathlib import Path
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
+
     from skillkit_core.lint.load_worker import EntryReport
 
 # A file that defines skills imports skillkit_core (a cheap test before indexing it).
@@ -75,6 +77,8 @@ def find_skill_sources(root: Path, skipped: Collection[str] = ()) -> list[Path]:
     the syntax index, so calls in strings or comments do not count). Folders named in
     ``skipped`` and folders holding a SKILL.md (built or hand-written skills) are not
     entered."""
+    from pathlib import Path
+
     found: list[Path] = []
     for current, folders, names in os.walk(root):
         if current != str(root) and any(n in names for n in ("SKILL.md", "skill.md")):
@@ -89,12 +93,13 @@ def find_skill_sources(root: Path, skipped: Collection[str] = ()) -> list[Path]:
     return found
 
 
-def defines_skills(path: Path) -> bool:
+def defines_skills(path: str | PathLike[str]) -> bool:
     """Whether the Python file at ``path`` defines a skill, reference or module."""
     try:
-        if path.stat().st_size > _MAX_SCAN_BYTES:
+        if os.stat(path).st_size > _MAX_SCAN_BYTES:
             return False
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as file:
+            text = file.read()
     except OSError:
         return False
     if not _IMPORTS_SKILLKIT.search(text) or not _BUILDERS.search(text):

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # Characters of a source line shown in a code frame, around the finding.
 FRAME_WIDTH = 120
@@ -189,7 +188,8 @@ class _SourceCache:
             except OSError:
                 self._lines[file] = None
             else:
-                self._lines[file] = _LINE_BREAK.split(text.removeprefix("\ufeff"))
+                # Read with universal newlines: \r\n and \r arrive as \n already.
+                self._lines[file] = text.removeprefix("\ufeff").split("\n")
         return self._lines[file]
 
 

@@ -263,3 +263,12 @@ def test_plain_text_is_what_rich_prints_without_colour(tmp_path: Path) -> None:
     plain = io.StringIO()
     formats.render_text(run, formats.PlainConsole(plain))
     assert plain.getvalue() == render(run)
+
+
+def test_code_frames_count_lines_the_same_whatever_the_line_ends(tmp_path: Path) -> None:
+    for name, end in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
+        text = BAD.replace("\n", end)
+        root = make_skill(tmp_path / name, "pdf-tools", {"SKILL.md": text})
+        frame = render(check_paths([str(root)]))
+        assert "  > 2 │ name: PDF_Tools\n" in frame, name
+        assert "  > 6 │ See [x](references/x.md).\n" in frame, name

@@ -3,6 +3,10 @@ repeating a pattern's first word) is scanned once, not from every occurrence aga
 
 from __future__ import annotations
 
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from skillkit_core.manifest import security
 from skillkit_core.manifest.security import find_risks, find_secrets
 from tests.core.manifest.linear_support import watchdog
 
@@ -138,3 +142,27 @@ def test_a_line_of_start_up_file_writes_is_searched_for_its_end_once() -> None:
     assert found[-1] == (0, 1_999 * len(unit), 1_999 * len(unit) + len("open(.bashrc, 'a"), STARTUP)
     # Each search for a line's end passes over the line once, not once per match.
     assert _CountingText.scanned <= 4 * len(text)
+
+
+NEEDLE_WORDS = sorted(
+    {word for groups in security._SECRET_NEEDLES for group in groups for word in group}
+)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *NEEDLE_WORDS,
+                *(word[:-1] for word in NEEDLE_WORDS),  # a needle cut short at either end
+                *(word[1:] for word in NEEDLE_WORDS),
+                *("s", "k", "-", "_", " ", "\n", "x", "é"),
+            ]
+        ),
+        max_size=8,
+    ).map("".join)
+)
+@example("AKIAIza")  # two needles sharing a letter: neither hides the other
+@example("sk-ant-")
+def test_the_needle_pass_finds_exactly_the_needles_a_text_holds(text: str) -> None:
+    assert security._needles_in(text) == {word for word in NEEDLE_WORDS if word in text}

@@ -140,7 +140,10 @@ def scan_links(text: str) -> MarkdownScan:
     searched once per needle): a reference of thousands of lines and a few links costs
     a few searches."""
     scan = MarkdownScan()
-    if "](" not in text and "]:" not in text:
+    # Past the line of the last '](' or ']:' no link can start: fences there change
+    # nothing (a reference's code blocks often run on long after its links).
+    last = max(text.rfind("]("), text.rfind("]:"))
+    if last < 0:
         return scan
     after = [text.find(needle) for needle in _LINK_SCAN_NEEDLES]
     fence: str | None = None
@@ -151,6 +154,8 @@ def scan_links(text: str) -> MarkdownScan:
         if not waiting:
             break
         found = min(waiting)
+        if found > last and text.rfind("\n", last, found) >= 0:
+            break
         start = text.rfind("\n", counted, found) + 1
         end = text.find("\n", found)
         end = len(text) if end < 0 else end

@@ -26,7 +26,7 @@ be read, when a file is larger than :data:`MAX_FILE_BYTES` or the folder's files
 together than :data:`MAX_FOLDER_BYTES`, when a rule failed (an internal error), or when
 a finding names a file that is not one of the folder's.
 
-Results live in the user's cache folder (``$SKILLKIT_CACHE_DIR``, else
+Results live in the user's cache folder (``check`` under ``$SKILLKIT_CACHE_DIR``, else
 ``skillkit/check`` under ``$XDG_CACHE_HOME`` or ``~/.cache``), one folder per version of
 the code (``results-<digest>``: two environments with different code share the folder
 without evicting each other's results), in one file (a pack) per parent folder of the
@@ -79,8 +79,8 @@ def default_directory() -> str | None:
     if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
         return None
     given = os.environ.get(DIRECTORY_VARIABLE)
-    if given:
-        return given
+    if given:  # skillkit's whole cache (downloaded wheels and bundles live there too)
+        return os.path.join(given, "check")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "skillkit", "check")
 

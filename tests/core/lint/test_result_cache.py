@@ -373,3 +373,12 @@ def test_a_check_read_back_imports_neither_the_rules_nor_yaml(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "[]"
+
+
+def test_skillkit_cache_dir_keeps_results_in_its_check_folder(tmp_path: Path) -> None:
+    # SKILLKIT_CACHE_DIR is skillkit's whole cache: wheels and bundles live there too.
+    folder = _skill(tmp_path)
+    env = {"SKILLKIT_CACHE_DIR": str(tmp_path / "cache"), "SKILLKIT_NO_CACHE": ""}
+    assert _command(str(folder), env=env).returncode == 0
+    assert [path.name for path in (tmp_path / "cache").iterdir()] == ["check"]
+    assert list((tmp_path / "cache" / "check").glob("results-*"))

@@ -5,8 +5,6 @@ Names are imported lazily so that a built ``scripts/run`` pays only for what it 
 
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -79,6 +77,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors only
 
 
 def __getattr__(name: str) -> Any:
+    # importlib (and the warnings module it brings) only when a name is asked for:
+    # ``skillkit check`` imports this package and asks for none.
+    from importlib import import_module
+
     if name in _MODULES:
         value = import_module(_MODULES[name])
     elif name in _EXPORTS:

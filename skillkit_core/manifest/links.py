@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from urllib.parse import unquote
 
 from skillkit_core.named_tuple import NamedTuple
 
@@ -49,7 +48,11 @@ def _local_target(target: str) -> LocalTarget | None:
         return LocalTarget(target, absolute=True)
     if _SCHEME.match(target) or "{" in target or "<" in target:
         return None
-    path = unquote(_QUERY_OR_FRAGMENT.split(target, maxsplit=1)[0])
+    path = _QUERY_OR_FRAGMENT.split(target, maxsplit=1)[0]
+    if "%" in path:  # percent-escapes; urllib.parse (and the ipaddress it imports) else
+        from urllib.parse import unquote
+
+        path = unquote(path)
     if not path:
         return None
     if path.startswith(("/", "\\", "~")):

@@ -9,7 +9,6 @@ from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import UNREADABLE as UNREADABLE
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
-from skillkit_core.manifest.compat import HostVerdict, host_verdicts
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
 from skillkit_core.named_tuple import NamedTuple
@@ -18,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
 
+    from skillkit_core.manifest.compat import HostVerdict
     from skillkit_core.manifest.listing import Snapshot
 
 # How the finding of a rule that failed starts (then the rule's id and the error).
@@ -83,7 +83,11 @@ def check_folder(
     suppressed = len(found) - len(kept)
     if folder.unreadable:  # filled as the rules list and read files
         kept = sorted([*kept, *_unreadable(folder)], key=_order)  # never suppressed
-    verdicts = tuple(host_verdicts(folder, found)) if hosts else ()
+    verdicts: tuple[HostVerdict, ...] = ()
+    if hosts:  # not asked for by a plain ``skillkit check``: the tables load then
+        from skillkit_core.manifest.compat import host_verdicts
+
+        verdicts = tuple(host_verdicts(folder, found))
     return FolderReport(folder, kept, verdicts, suppressed=suppressed)
 
 

@@ -101,7 +101,8 @@ def render_text(run: CheckRun, console: Console | PlainConsole, *, context: int 
         for diagnostic in group:
             show(_headline(diagnostic))
             if diagnostic.range is not None:
-                frame = _frame(sources.lines(diagnostic.file), diagnostic.range, context)
+                upto = diagnostic.range.line + context + 1
+                frame = _frame(sources.lines(diagnostic.file, upto), diagnostic.range, context)
                 if frame is not None:
                     show(frame)
         for item in more.get(group[0].file, ()):
@@ -173,24 +174,25 @@ def _shown_source(text: str) -> str:
 
 
 class _SourceCache:
-    """File lines read once per render (code frames of many diagnostics share them)."""
+    """File texts read once per render (code frames of many diagnostics share them)."""
 
     def __init__(self) -> None:
-        self._lines: dict[str, list[str] | None] = {}
+        self._texts: dict[str, str | None] = {}
 
-    def lines(self, file: str | None) -> list[str] | None:
+    def lines(self, file: str | None, count: int) -> list[str] | None:
+        """The first ``count`` lines of ``file`` (fewer when it has fewer): a frame
+        needs the lines up to its last, not a split of the whole file."""
         if file is None:
             return None
-        if file not in self._lines:
+        if file not in self._texts:
             try:
                 with open(file, encoding="utf-8", errors="replace") as opened:
-                    text = opened.read()
+                    self._texts[file] = opened.read().removeprefix("\ufeff")
             except OSError:
-                self._lines[file] = None
-            else:
-                # Read with universal newlines: \r\n and \r arrive as \n already.
-                self._lines[file] = text.removeprefix("\ufeff").split("\n")
-        return self._lines[file]
+                self._texts[file] = None
+        text = self._texts[file]
+        # Read with universal newlines: \r\n and \r arrive as \n already.
+        return None if text is None else text.split("\n", count)[:count]
 
 
 def summary(run: CheckRun) -> str:

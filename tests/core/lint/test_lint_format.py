@@ -270,5 +270,6 @@ def test_code_frames_count_lines_the_same_whatever_the_line_ends(tmp_path: Path)
         text = BAD.replace("\n", end)
         root = make_skill(tmp_path / name, "pdf-tools", {"SKILL.md": text})
         frame = render(check_paths([str(root)]))
-        assert "  > 2 │ name: PDF_Tools\n" in frame, name
+        assert "    1 │ ---\n  > 2 │ name: PDF_Tools\n" in frame, name
+        assert "\n    3 │ description: Extract text" in frame, name  # the line after
         assert "  > 6 │ See [x](references/x.md).\n" in frame, name

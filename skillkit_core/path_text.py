@@ -26,9 +26,7 @@ def pure(text: str) -> str:
         text = text[2:].lstrip("/")
     if _POSIX and _written_as_pathlib_would(text):
         return text
-    from pathlib import PurePath
-
-    return str(PurePath(text))
+    return str(_pure_path(text))
 
 
 def name(text: str) -> str:

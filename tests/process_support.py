@@ -13,6 +13,7 @@ import os
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 LINUX = sys.platform.startswith("linux")
@@ -36,6 +37,22 @@ if _os.fork() == 0:
     _os._exit(0)
 _os.wait()
 """
+
+
+def wait_until(condition: Callable[[], object], within: float, step: float = 0.02) -> bool:
+    """Whether ``condition()`` holds within ``within`` seconds, asked every ``step``."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() >= deadline:
+            return bool(condition())
+        time.sleep(step)
+    return True
+
+
+def gone(pid: int, within: float = 10.0) -> None:
+    """Assert that process ``pid`` ends within ``within`` seconds."""
+    running = Path(f"/proc/{pid}").exists
+    assert wait_until(lambda: not running(), within), f"process {pid} is still running"
 
 
 def started_sleepers(marker: str, count: int = 2, within: float = 5.0) -> list[int]:
@@ -91,11 +108,8 @@ def children_of(pid: int) -> list[int]:
 def none_left(marker: str, seconds: float = 10.0) -> bool:
     """Whether every sleeper of ``marker`` is gone within ``seconds`` (the survivors are
     killed either way, so a failing test leaves nothing behind)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not sleepers(marker):
-            return True
-        time.sleep(0.05)
+    if wait_until(lambda: not sleepers(marker), seconds, step=0.05):
+        return True
     left = sleepers(marker)
     for pid in left:
         with contextlib.suppress(OSError):

@@ -19,12 +19,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.build.conftest import build
-from tests.process_support import LINUX, children_of, warm_ready
+from tests.process_support import LINUX, children_of, gone, wait_until, warm_ready
 from tests.protocol.support import DEPLOY_CHECK, HELP_DESK
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="warm processes are Linux only")
@@ -184,9 +185,8 @@ def _running_call(probe: Path, env: dict[str, str], warm: int) -> tuple[subproce
         env=env,
         cwd=tempfile.gettempdir(),
     )
-    deadline = time.monotonic() + 20
-    while not (children := children_of(warm)) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: children_of(warm), 20)
+    children = children_of(warm)
     assert len(children) == 1, children
     return process, children[0]
 
@@ -200,10 +200,7 @@ def test_signals_to_the_caller_reach_the_warm_call(
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=20)
     assert process.returncode == -signal.SIGTERM  # as a cold call killed so would end
-    deadline = time.monotonic() + 10
-    while child in children_of(warm) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child not in children_of(warm)
+    assert wait_until(lambda: child not in children_of(warm), 10)
     assert facts(call(probe, "start", env=env))["ppid"] == warm  # still serving
 
 
@@ -240,21 +237,14 @@ def test_the_warm_process_ends_when_idle_or_when_its_socket_is_removed(
     idle_env = {**env, "SKILLKIT_WARM_IDLE": "1.5"}
     call(probe, "start", env=idle_env)
     (warm,) = warm_ready(warm_dir)
-    _gone(warm, within=10)
+    gone(warm, within=10)
     assert list(warm_dir.iterdir()) == []  # its socket and lock file go with it
     slow_env = {**env, "SKILLKIT_WARM_IDLE": "40"}  # checks its socket every 10 s
     call(probe, "start", env=slow_env)
     (warm,) = warm_ready(warm_dir)
     for sock in warm_dir.glob("*.sock"):
         sock.unlink()
-    _gone(warm, within=25)
-
-
-def _gone(pid: int, within: float) -> None:
-    deadline = time.monotonic() + within
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not Path(f"/proc/{pid}").exists(), f"warm process {pid} is still running"
+    gone(warm, within=25)
 
 
 def test_a_rebuilt_skill_is_not_served_by_the_old_warm_process(
@@ -267,7 +257,7 @@ def test_a_rebuilt_skill_is_not_served_by_the_old_warm_process(
     build(PROBE, tmp_path)
     answer = facts(call(skill, "start", env=env))
     assert answer["pid"] == answer["imported_in"]  # the new bundle, loaded cold
-    _gone(old, within=30)
+    gone(old, within=30)
 
 
 def test_no_warm_process_when_turned_off_or_where_the_folder_is_not_private(
@@ -294,6 +284,18 @@ def _request(digest: bytes, argv: list[str]) -> bytes:
     return b"skw1" + len(payload).to_bytes(4, "little") + payload
 
 
+def _warm_counting_renderings(
+    probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> tuple[dict[str, str], Callable[[], int], int]:
+    """The probe called once, leaving its warm process: the environment in which the
+    probe notes each prompt it renders, how many it has rendered so far, the warm pid."""
+    log = tmp_path / "renderings"
+    env = {**env, "WARM_PROBE_LOG": str(log)}
+    call(probe, "start", env=env)
+    (warm,) = warm_ready(warm_dir)
+    return env, lambda: len(log.read_text().split()), warm
+
+
 def _to_the_end(client: socket.socket) -> bytes:
     """What the other end sends until it closes (a reset when it left bytes unread)."""
     data = b""
@@ -308,10 +310,7 @@ def _to_the_end(client: socket.socket) -> bytes:
 def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
     probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
 ) -> None:
-    log = tmp_path / "renderings"
-    env = {**env, "WARM_PROBE_LOG": str(log)}
-    call(probe, "start", env=env)
-    (warm,) = warm_ready(warm_dir)
+    env, renderings, warm = _warm_counting_renderings(probe, env, warm_dir, tmp_path)
     (path,) = warm_dir.glob("*.sock")
     digest = bytes.fromhex(path.stem)  # the socket is named after the identity's digest
     refused = [
@@ -345,11 +344,11 @@ def test_hostile_connections_run_nothing_and_do_not_stop_the_warm_process(
             # says what ended it), never with an exit code of the call's.
             assert _to_the_end(client)[:1] in (b"N", b"K")
     for child in accepted:
-        _gone(child, within=10)
-    assert len(log.read_text().split()) == 1  # only the first, cold, call rendered
+        gone(child, within=10)
+    assert renderings() == 1  # only the first, cold, call rendered
     answer = facts(call(probe, "start", env=env))
     assert answer["ppid"] == warm
-    assert len(log.read_text().split()) == 2
+    assert renderings() == 2
 
 
 def test_the_warm_process_keeps_none_of_the_callers_descriptors(
@@ -383,10 +382,7 @@ def test_the_warm_process_keeps_none_of_the_callers_descriptors(
 def test_a_stopped_warm_process_neither_holds_a_call_up_nor_runs_it_later(
     probe: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
 ) -> None:
-    log = tmp_path / "renderings"
-    env = {**env, "WARM_PROBE_LOG": str(log)}
-    call(probe, "start", env=env)
-    (warm,) = warm_ready(warm_dir)
+    env, renderings, warm = _warm_counting_renderings(probe, env, warm_dir, tmp_path)
     os.kill(warm, signal.SIGSTOP)
     try:
         started = time.monotonic()
@@ -396,9 +392,9 @@ def test_a_stopped_warm_process_neither_holds_a_call_up_nor_runs_it_later(
     finally:
         os.kill(warm, signal.SIGCONT)
     time.sleep(1)  # the warm process now forks a child for the abandoned call ...
-    assert len(log.read_text().split()) == 2  # ... which does not run it
+    assert renderings() == 2  # ... which does not run it
     assert facts(call(probe, "start", env=env))["ppid"] == warm
-    assert len(log.read_text().split()) == 3
+    assert renderings() == 3
 
 
 PRELOADED = """

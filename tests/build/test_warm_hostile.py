@@ -25,8 +25,10 @@ from tests.build.conftest import build
 from tests.process_support import (
     LINUX,
     children_of,
+    gone,
     new_marker,
     none_left,
+    wait_until,
     warm_pids,
     warm_ready,
 )
@@ -177,9 +179,7 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
         timeout=60,
     )
     assert done.returncode == 1  # the author's code fails on the missing stream
-    deadline = time.monotonic() + 3
-    while not warm_pids(warm_dir) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: warm_pids(warm_dir), 3, step=0.05)
     answers = [call(skill, read, mode, input="typed") for mode in (env, cold(env))]
     assert answers[0].stdout == answers[1].stdout
     assert answers[0].stderr == answers[1].stderr == "author print\n"
@@ -211,10 +211,7 @@ def running(skill: Path, code: str, env: dict[str, str], started: Path, **option
         cwd=tempfile.gettempdir(),
         **options,
     )
-    deadline = time.monotonic() + 30
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert started.exists()
+    assert wait_until(started.exists, 30)
     return process
 
 
@@ -296,10 +293,7 @@ def test_a_call_whose_caller_is_killed_ends_with_it(
         process.kill()
         stdout, _stderr = process.communicate(timeout=45)  # not the minute the call waits
         assert stdout == ""
-        deadline = time.monotonic() + 10
-        while children_of(warm) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert children_of(warm) == []
+        assert wait_until(lambda: children_of(warm) == [], 10)
         go.touch()
         time.sleep(0.5)
         assert not Path(f"{go}.done").exists()
@@ -435,7 +429,7 @@ def test_the_warm_processes_of_a_folder_are_few_and_those_gone_leave_no_files(
     env = {**env, "SKILLKIT_WARM_IDLE": "40"}  # each checks its socket every 10 s
     killed = warmed(skill, {**env, "CALL_ID": "killed"}, warm_dir)
     os.kill(killed, signal.SIGKILL)  # leaves its socket and lock file behind
-    _gone(killed)
+    gone(killed)
     pids = {}
     for number in range(MAX_WARM + 2):
         call_env = {**env, "CALL_ID": str(number)}
@@ -449,20 +443,11 @@ def test_the_warm_processes_of_a_folder_are_few_and_those_gone_leave_no_files(
             time.sleep(0.05)
             assert call(skill, "result = 1", {**env, "CALL_ID": "0"}).returncode == 0
     # ... so the second and third made room for the last two, and the stale files went
-    deadline = time.monotonic() + 30
-    while len(warm_pids(warm_dir)) > MAX_WARM and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: len(warm_pids(warm_dir)) <= MAX_WARM, 30, step=0.1)
     assert sorted(warm_pids(warm_dir)) == sorted(
         pid for number, pid in pids.items() if number not in (1, 2)
     )
     assert len(list(warm_dir.glob("*.sock"))) == len(list(warm_dir.glob("*.lock"))) == MAX_WARM
-
-
-def _gone(pid: int, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not Path(f"/proc/{pid}").exists()
 
 
 def test_removing_the_folder_ends_even_a_warm_process_still_loading(
@@ -481,10 +466,7 @@ def test_removing_the_folder_ends_even_a_warm_process_still_loading(
     )
     assert done.returncode == 0 and not loaded.exists()
     shutil.rmtree(warm_dir)  # ends them all, says the guide
-    deadline = time.monotonic() + 20
-    while not loaded.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert loaded.exists()
+    assert wait_until(loaded.exists, 20)
     time.sleep(1)
     assert not warm_dir.exists()  # not made again by the one that was loading
 

@@ -44,7 +44,7 @@ import os
 import sys
 import time
 
-from skillkit_core.manifest.listing import Snapshot, list_folder
+from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 
 try:  # hashlib's import loads OpenSSL, which costs more than hashing a skill folder
@@ -65,12 +65,6 @@ NO_CACHE_VARIABLE = "SKILLKIT_NO_CACHE"
 DIRECTORY_VARIABLE = "SKILLKIT_CACHE_DIR"
 # Each version of the code has its own folder of packs, named this and its digest.
 _VERSION_PREFIX = "results-"
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 def default_directory() -> str | None:
@@ -305,34 +299,22 @@ def _text(value: object) -> bytes:
 
 
 def _read_regular(path: str) -> bytes | None:
-    """The bytes of the regular file at ``path`` (``None`` for anything else: a FIFO
-    or device put in a file's place is never waited on)."""
-    import stat
-
+    """The bytes of the regular file at ``path`` (``None`` for anything else, or when it
+    cannot be read: a FIFO or device put in a file's place is never waited on)."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        return read_regular_file(path, sys.maxsize)
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        chunks = []
-        while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _still_true(answers: Any) -> bool:
     """Whether each ``(absolute path, exists)`` answer is still the answer."""
-    from pathlib import Path
-
     try:
-        return all(Path(path).exists() == exists for path, exists in answers)
+        # A path that is no string (a damaged pack) is no answer: os.path.exists would
+        # take an int for a file descriptor.
+        return all(
+            isinstance(path, str) and os.path.exists(path) == exists for path, exists in answers
+        )
     except (OSError, TypeError, ValueError):
         return False
 

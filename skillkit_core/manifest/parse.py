@@ -16,16 +16,15 @@ has the plain shape :mod:`skillkit_core.manifest.plain_yaml` reads.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from types import MappingProxyType
 
 from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.listing import read_regular_file as read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
@@ -555,15 +554,6 @@ def parse_skill_md_bytes(data: bytes, file: str) -> ParsedSkillMd:
 
 
 _ZERO = SourceRange(0, 0, 0, 0)
-_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
-# Non-blocking: opening a FIFO named SKILL.md must not wait for a writer (it is then
-# refused as no regular file); reads of regular files are not affected.
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 def _read_manifest(target: str) -> tuple[str, bytes | None]:
@@ -580,47 +570,6 @@ def _read_manifest(target: str) -> tuple[str, bytes | None]:
     if os.path.isdir(target):
         return os.path.join(target, SKILL_MD), None
     return target, read_regular_file(target, MAX_BYTES + 1)
-
-
-def read_regular_file(path: str, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of the regular file at ``path``; ``None`` when there is none
-    there (no such file, or a folder, FIFO or device). Other errors are raised, with
-    ``path`` as the error's ``filename``."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as error:
-        if error.errno in _NOT_THERE:
-            return None
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return _read_at_most(fd, info.st_size, limit)
-    except OSError as error:
-        error.filename = path
-        raise
-    finally:
-        os.close(fd)
-
-
-def _read_at_most(fd: int, size: int, limit: int) -> bytes:
-    """Up to ``limit`` bytes of the open file ``fd`` whose size was ``size``. Asks for one
-    byte more than that size: a shorter read is the end of the file (``os.read(limit)``
-    would allocate ``limit`` bytes up front, which costs more than reading a small file);
-    a file that grew is read on to the limit."""
-    want = min(size + 1, limit)
-    data = os.read(fd, want)
-    if len(data) < want or len(data) >= limit:
-        return data
-    chunks, total = [data], len(data)
-    while total < limit:
-        chunk = os.read(fd, min(limit - total, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
 
 
 def find_skill_md(folder: str | PathLike[str]) -> Path | None:

@@ -35,7 +35,6 @@ from skillkit_core.manifest.parse import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
-    from pathlib import Path
     from typing import Any
 
 # Text files above this size are not scanned for secrets.
@@ -55,10 +54,10 @@ _YAML_TYPES = {
 class SkillFolder:
     """The target of ``manifest`` rules: one folder that should hold a SKILL.md.
 
-    ``root_text`` is the folder (written as ``str(Path(...))`` writes it), ``root`` the
-    same as a ``Path``; ``parsed`` its SKILL.md; ``skill_md`` the path diagnostics
-    name (as given by the caller, not resolved). With a ``snapshot`` of the folder, its
-    files are read from there instead of the disk.
+    ``root_text`` is the folder (written as ``str(Path(...))`` writes it, kept as text:
+    pathlib costs a one-folder check a tenth of its time); ``parsed`` its SKILL.md;
+    ``skill_md`` the path diagnostics name (as given by the caller, not resolved). With a
+    ``snapshot`` of the folder, its files are read from there instead of the disk.
     """
 
     def __init__(
@@ -79,14 +78,6 @@ class SkillFolder:
     def manifest_name(self) -> str:
         """The manifest's file name (``SKILL.md``, or ``skill.md`` where that was found)."""
         return os.path.basename(self.skill_md)
-
-    @cached_property
-    def root(self) -> Path:
-        """The folder as a ``Path`` (``root_text`` is the same path as text: the rules
-        need no more, and pathlib's import is left to those that do)."""
-        from pathlib import Path
-
-        return Path(self.root_text)
 
     @property
     def folder_name(self) -> str:

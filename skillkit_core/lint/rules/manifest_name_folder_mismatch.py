@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
@@ -46,13 +47,13 @@ def _suggest(folder: SkillFolder, diagnostic: LintDiagnostic) -> tuple[Fix, ...]
             )
         )
     name = normalized(folder.text_value("name") or "")
-    target = folder.root.parent / name
+    target = path_text.join(path_text.parent(folder.root_text), name)
     if name and not name_problems(name) and not folder.outside_exists(target):
         suggestions.append(
             Fix(
                 title=f"Rename the folder to '{name}' (paths to '{wanted}' change)",
                 edits=(),
-                renames=((str(folder.root), str(target)),),
+                renames=((folder.root_text, target),),
             )
         )
     return tuple(suggestions)

@@ -258,13 +258,20 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     once output is flushed and exit handlers have run, skipping the interpreter's
     teardown (freeing every module and object one by one costs a tenth of checking 200
     skills, and nothing else happens in it for this command). Helpers for a walk of many
-    folders start first of all, so their imports overlap the parsing and the walk.
+    folders start first of all, so their imports overlap the parsing and the walk; before
+    them, the patterns compiled by earlier runs are loaded
+    (:mod:`~skillkit_core.pattern_cache`), and those this run compiled are kept once the
+    output is out.
     """
     import atexit
     import gc
     import os
 
+    from skillkit_core.lint.result_cache import check_directory
+    from skillkit_core.pattern_cache import PatternCache
+
     gc.disable()
+    patterns = PatternCache.open(check_directory())
     helpers = _start_helpers() if _may_walk_many(argv) else None
     try:
         code = main(argv, helpers)
@@ -273,6 +280,8 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
             helpers.dismiss()
     sys.stdout.flush()
     sys.stderr.flush()
+    if patterns is not None:
+        patterns.save()
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -72,6 +72,12 @@ def default_directory() -> str | None:
     cache off (``SKILLKIT_NO_CACHE`` set to anything but ``""`` or ``0``)."""
     if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
         return None
+    return check_directory()
+
+
+def check_directory() -> str:
+    """``skillkit check``'s folder in the user's cache (its results, and the compiled
+    patterns of :mod:`skillkit_core.pattern_cache`)."""
     given = os.environ.get(DIRECTORY_VARIABLE)
     if given:  # skillkit's whole cache (downloaded wheels and bundles live there too)
         return os.path.join(given, "check")

@@ -85,10 +85,16 @@ class SkillFolder:
         return path_text.name(self.root_text) or os.path.basename(os.path.realpath(self.root_text))
 
     def _read_manifest(self) -> ParsedSkillMd:
-        data = None if self._snapshot is None else self._snapshot.contents.get(SKILL_MD)
-        if data is None:  # no snapshot, or no SKILL.md of that exact name in it
-            return read_skill_md(self.root_text)
-        return parse_skill_md_bytes(data, os.path.join(self.root_text, SKILL_MD))
+        """The manifest :func:`read_skill_md` finds (``SKILL.md``, else ``skill.md``),
+        from the snapshot when it holds that file."""
+        if self._snapshot is not None:
+            for name in (SKILL_MD, "skill.md"):
+                data = self._snapshot.contents.get(name)
+                if data is not None:
+                    return parse_skill_md_bytes(data, os.path.join(self.root_text, name))
+                if os.path.lexists(os.path.join(self.root_text, name)):
+                    break  # there but not in the snapshot (a link out of the folder)
+        return read_skill_md(self.root_text)
 
     def outside_exists(self, path: str | PathLike[str]) -> bool:
         """Whether ``path``, outside the folder, exists (for a rule that looks beside the

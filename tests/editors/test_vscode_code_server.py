@@ -293,7 +293,9 @@ def test_hover_on_a_step_shows_its_rendered_prompt(page: Any, shots: Path) -> No
         for attempt in range(6):
             try:
                 # On a loaded machine the first click may not reveal the line yet: each
-                # attempt selects the problem again before hovering the step.
+                # attempt selects the problem again before hovering the step, once any
+                # menu left open (it would take the click) is closed.
+                page.keyboard.press("Escape")
                 problem.click(position=MESSAGE_SPOT, timeout=10_000)
                 page.mouse.move(5, 450)
                 step.hover(timeout=10_000)
@@ -320,6 +322,7 @@ def test_quick_fix_then_simulate_run_shows_the_transcript(
             ".context-view .monaco-menu .action-item", has_text="Change 'verfy' to 'verify'"
         )
         for attempt in range(10):  # the panel fetches a problem's quick fixes asynchronously
+            page.keyboard.press("Escape")  # a menu left open would take the click
             problem.click(position=MESSAGE_SPOT)
             page.keyboard.press("Control+.")  # quick fixes of the selected problem
             try:

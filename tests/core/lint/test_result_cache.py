@@ -119,6 +119,23 @@ def test_an_edit_that_keeps_size_and_modification_time_is_seen(
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
 
 
+@pytest.mark.parametrize("name", ["SKILL.md", "skill.md"])
+def test_the_manifest_is_read_from_the_snapshot_the_key_covers(
+    tmp_path: Path, cache: ResultCache, name: str
+) -> None:
+    # What a check stores must be the findings of the content its key was made of, even
+    # when the manifest changes in between (and whichever of the two names it has).
+    from skillkit_core.manifest.folder import SkillFolder
+
+    folder = make_skill(tmp_path, "notes", {name: skill_md(name="notes")})
+    made = cache.snapshot(str(folder), hosts=False)
+    assert made is not None
+    (folder / name).write_text(skill_md(name="changed-after"))
+    parsed = SkillFolder(str(folder), snapshot=made[1]).parsed
+    assert parsed.frontmatter["name"] == "notes"
+    assert parsed.path == str(folder / name)
+
+
 def test_a_rename_target_appearing_beside_the_folder_is_seen(
     tmp_path: Path, cache: ResultCache
 ) -> None:

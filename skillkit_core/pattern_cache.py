@@ -1,0 +1,173 @@
+"""Compiled regular expressions kept between runs, as ``__pycache__`` keeps bytecode.
+
+``re`` compiles a pattern with a parser and compiler written in Python; what they make is
+a list of integers (the program the C matcher runs) and the group names, which ``re``
+hands to ``_sre.compile`` last. The hundred or so patterns of a ``skillkit check`` cost
+each checking process about 5 ms to compile that way, a tenth of a check of one skill
+folder, redone by every run although the patterns never change.
+
+:meth:`PatternCache.open` records what each ``_sre.compile`` call of this process is
+given, and puts every pattern kept by an earlier run straight into ``re``'s own cache,
+made by ``_sre.compile`` from the kept arguments: ``re.compile``, ``re.match`` and the
+rest then find it there, whichever module asks, exactly as if they had compiled it.
+:meth:`PatternCache.save` keeps the patterns compiled since.
+
+The file is per interpreter (implementation, exact version and the matcher's code format
+are in its name), so kept code is only ever given to the engine that made it; entries are
+keyed by the exact pattern and flags. Anything unexpected turns the cache off and ``re``
+compiles as usual: another Python implementation, an ``re`` whose cache is not the dict
+(type, pattern, flags) → pattern that CPython 3.11 to 3.13 keep, a file that cannot be
+read or is not this module's, an entry the engine refuses (``_sre.compile`` checks the
+code it is given). Writing is skipped when Python is told not to write bytecode
+(``PYTHONDONTWRITEBYTECODE``), and failing to write is no error.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FORMAT = 1
+"""Bumped when what an entry holds changes."""
+LIMIT = 400
+"""Entries kept at most: fewer than ``re`` caches (512), so loading them evicts none."""
+_HEADER = b"skillkit-patterns\0"
+
+
+def file_name() -> str | None:
+    """The name of this interpreter's file of patterns (``None``: not CPython)."""
+    if sys.implementation.name != "cpython":
+        return None
+    try:
+        import _sre
+    except ImportError:  # pragma: no cover - every CPython has it
+        return None
+    tag = sys.implementation.cache_tag
+    return f"patterns-{tag}-{sys.hexversion:x}-{_sre.MAGIC}-{FORMAT}.bin"
+
+
+class PatternCache:
+    """The patterns kept in one file, loaded into ``re``'s cache, and those compiled
+    since (see the module's description)."""
+
+    def __init__(self, path: str, kept: dict[tuple[Any, int], tuple]) -> None:
+        self.path = path
+        self.kept = kept
+        # What each _sre.compile call of this process was given, by the pattern it made.
+        self._made: dict[int, tuple[Any, tuple]] = {}
+
+    @classmethod
+    def open(cls, directory: str) -> PatternCache | None:
+        """Load the patterns kept under ``directory`` into ``re``'s cache and record
+        those compiled from now on; ``None`` when this interpreter's ``re`` is not one
+        this works with (then nothing is changed)."""
+        import _sre
+        import re
+
+        name = file_name()
+        compile_ = getattr(_sre, "compile", None)
+        if name is None or not isinstance(getattr(re, "_cache", None), dict) or compile_ is None:
+            return None
+        cache = cls(os.path.join(directory, name), {})
+        for key, arguments in _read(cache.path).items():
+            pattern = _made(compile_, key, arguments)
+            if pattern is not None:
+                re._cache.setdefault((type(key[0]), *key), pattern)  # type: ignore[attr-defined]
+                cache.kept[key] = arguments
+        cache._record(_sre, compile_)
+        return cache
+
+    def _record(self, module: Any, compile_: Any) -> None:
+        made = self._made
+
+        def recording(*arguments: Any) -> Any:
+            pattern = compile_(*arguments)
+            made[id(pattern)] = (pattern, arguments)
+            return pattern
+
+        module.compile = recording
+
+    def new(self) -> dict[tuple[Any, int], tuple]:
+        """The patterns in ``re``'s cache compiled since :meth:`open`, by (pattern,
+        flags as given)."""
+        import re
+
+        found = {}
+        for (kind, text, flags), pattern in list(re._cache.items()):  # type: ignore[attr-defined]
+            made = self._made.get(id(pattern))
+            if made is None or made[0] is not pattern or kind not in (str, bytes):
+                continue
+            try:
+                found[(text, flags)] = _plain(made[1])
+            except (TypeError, ValueError):
+                continue  # arguments of a shape this module does not know
+        return {key: value for key, value in found.items() if key not in self.kept}
+
+    def save(self) -> None:
+        """Keep the patterns compiled since :meth:`open` with those kept before (the
+        new ones first, up to :data:`LIMIT`). Best effort, and nothing is written when
+        nothing is new or Python is told not to write bytecode."""
+        new = self.new()
+        if not new or sys.dont_write_bytecode:
+            return
+        table = dict(list(new.items())[:LIMIT])
+        for key, value in self.kept.items():
+            if len(table) >= LIMIT:
+                break
+            table.setdefault(key, value)
+        try:
+            data = _HEADER + marshal.dumps(table)
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            temporary = f"{self.path}.{os.getpid()}.tmp"
+            with open(temporary, "wb") as out:
+                out.write(data)
+            os.replace(temporary, self.path)
+        except (OSError, ValueError):
+            return
+        self.kept = table
+
+
+def _read(path: str) -> dict[tuple[Any, int], tuple]:
+    """The entries of the file at ``path`` (none when it is missing, unreadable or not a
+    file of this module)."""
+    from skillkit_core.manifest.listing import read_regular_file
+
+    try:
+        data = read_regular_file(path, 16 << 20)
+    except OSError:
+        return {}
+    if not data or not data.startswith(_HEADER):
+        return {}
+    try:
+        table = marshal.loads(memoryview(data)[len(_HEADER) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def _plain(arguments: tuple) -> tuple:
+    """``_sre.compile``'s arguments as ``marshal`` writes them: the code's opcodes are
+    an ``int`` subclass, and the group index may be another mapping."""
+    pattern, flags, code, groups, groupindex, indexgroup = arguments
+    return pattern, int(flags), [int(c) for c in code], groups, dict(groupindex), indexgroup
+
+
+def _made(compile_: Any, key: Any, arguments: Any) -> Any:
+    """The pattern ``_sre.compile`` makes of ``arguments`` kept for ``key``, or ``None``
+    when they are not those of that pattern or the engine refuses them."""
+    if not (isinstance(key, tuple) and len(key) == 2 and isinstance(arguments, tuple)):
+        return None
+    text, flags = key
+    if type(text) not in (str, bytes) or type(flags) is not int or not arguments:
+        return None
+    if arguments[0] != text or type(arguments[0]) is not type(text):
+        return None
+    try:
+        return compile_(*arguments)
+    except Exception:  # the engine's checks: TypeError, ValueError, RuntimeError...
+        return None

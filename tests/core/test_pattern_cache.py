@@ -1,0 +1,254 @@
+"""Compiled patterns kept between runs (``skillkit_core.pattern_cache``).
+
+Each case runs in a fresh interpreter: opening the cache changes that process's ``re``
+(its cache, and the recording of ``_sre.compile``), which the test process must keep as
+it is.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from skillkit_core.pattern_cache import LIMIT, file_name
+
+ROOT = Path(__file__).parents[2]
+# SKILL.md folders of many shapes (broken YAML, odd names, hidden folders, scripts).
+SKILLS = ROOT / "tests" / "runtime" / "skills"
+
+# Patterns of every shape the engine compiles differently: flags given and inline, named
+# groups and back references, bytes, verbose, look-arounds, repeats, Unicode classes.
+ASSORTED = r"""
+import re
+ASSORTED = [
+    (r"(?P<word>\w+)\s+(?P=word)", 0),
+    (r"^\s*#\s*(.*?)\s*$", re.MULTILINE),
+    (r"(?i)select\b", 0),
+    (r"colou?r", re.IGNORECASE),
+    (r"a{2,5}?b*+c?", 0),
+    (r"(?<=\$)\d+(?=\.)", 0),
+    (r"[\u00e0-\u00ff]+|\N{EM DASH}", 0),
+    (r"\d+ # digits", re.VERBOSE),
+    (rb"\x00[\x80-\xff]{2}", 0),
+    (r"(a)|(b)|(?P<c>c)", re.ASCII),
+    (r".", re.DOTALL),
+]
+"""
+
+FIRST_RUN = (
+    ASSORTED
+    + r"""
+import sys
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+from skillkit_core.lint.check_paths import check_paths
+check_paths([sys.argv[2]])
+for text, flags in ASSORTED:
+    re.compile(text, flags)
+cache.save()
+print(len(cache.kept))
+"""
+)
+
+# A second run: every kept pattern must be in re's cache, equal (flags, groups and the
+# engine's code: Pattern.__eq__ compares them) to what compiling it gives, and match alike.
+SECOND_RUN = (
+    ASSORTED
+    + r"""
+import json, re, sys
+from re import _compiler
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+checked, differ = 0, []
+for (text, flags), _arguments in cache.kept.items():
+    loaded = re._cache[type(text), text, flags]
+    fresh = _compiler.compile(text, flags)
+    sample = text[:40] if isinstance(text, str) else bytes(text[:40])
+    same = (
+        loaded == fresh
+        and loaded.groupindex == fresh.groupindex
+        and loaded.groups == fresh.groups
+        and loaded.flags == fresh.flags
+        and [m.span() for m in loaded.finditer(sample)]
+        == [m.span() for m in fresh.finditer(sample)]
+    )
+    checked += 1
+    if not same:
+        differ.append(repr(text))
+assorted = all(re.compile(t, f) is re._cache[type(t), t, f] for t, f in ASSORTED)
+kept = all((t, f) in cache.kept for t, f in ASSORTED)
+print(json.dumps({"checked": checked, "differ": differ, "assorted": assorted,
+                  "kept": kept, "new": len(cache.new())}))
+"""
+)
+
+
+def _python(code: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+
+
+def _cache_file(folder: Path) -> Path:
+    name = file_name()
+    assert name is not None
+    return folder / name
+
+
+def test_kept_patterns_are_the_patterns_re_compiles(tmp_path: Path) -> None:
+    first = _python(FIRST_RUN, str(tmp_path), str(SKILLS))
+    assert first.returncode == 0, first.stderr
+    assert int(first.stdout) > 50  # the rules' patterns and the assorted ones
+    assert _cache_file(tmp_path).is_file()
+
+    second = _python(SECOND_RUN, str(tmp_path))
+    assert second.returncode == 0, second.stderr
+    report = json.loads(second.stdout)
+    assert report["checked"] > 50
+    assert report["differ"] == []
+    assert report["assorted"] and report["kept"]
+    assert report["new"] == 0  # nothing compiled again
+
+
+DAMAGED_RUN = (
+    ASSORTED
+    + r"""
+import json, re, sys
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+results = [
+    [m.span() for m in re.compile(t, f).finditer("colour color aa b $12.5 select x")]
+    if isinstance(t, str) else re.compile(t, f).pattern.hex()
+    for t, f in ASSORTED
+]
+print(json.dumps({"opened": cache is not None, "kept": len(cache.kept), "results": results}))
+"""
+)
+
+
+def _damaged_tables(good: dict) -> dict[str, bytes]:
+    """Files a damaged or foreign cache could hold, each with the right name."""
+    header = b"skillkit-patterns\0"
+    (text, flags), arguments = next(iter(good.items()))
+    pattern, final_flags, code, groups, groupindex, indexgroup = arguments
+    garbage_code = (pattern, final_flags, [999999] * len(code), groups, groupindex, indexgroup)
+    short_code = (pattern, final_flags, code[:3], groups, groupindex, indexgroup)
+    other_text = ("something else", *arguments[1:])
+    return {
+        "empty": b"",
+        "no header": marshal.dumps(good),
+        "truncated": header + marshal.dumps(good)[:-7],
+        "random": header + os.urandom(4096),
+        "not a dict": header + marshal.dumps([1, 2, 3]),
+        "bad keys": header + marshal.dumps({1: 2, ("x",): (), ("x", "0"): ("x",)}),
+        "bad arguments": header + marshal.dumps({(text, flags): ("too", "few")}),
+        "garbage code": header + marshal.dumps({(text, flags): garbage_code}),
+        "short code": header + marshal.dumps({(text, flags): short_code}),
+        "another pattern's key": header + marshal.dumps({(text, flags): other_text}),
+        "wrong types": header + marshal.dumps({(text, flags): (text, "0", code, 0, [], [])}),
+    }
+
+
+def test_a_damaged_file_changes_nothing(tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    baseline = _python(DAMAGED_RUN, str(clean), PYTHONDONTWRITEBYTECODE="1")
+    assert baseline.returncode == 0, baseline.stderr
+    expected = json.loads(baseline.stdout)["results"]
+
+    made = tmp_path / "made"
+    first = _python(FIRST_RUN, str(made), str(SKILLS))
+    assert first.returncode == 0, first.stderr
+    data = _cache_file(made).read_bytes()
+    good = marshal.loads(data[len(b"skillkit-patterns\0") :])
+    assorted_keys = [key for key in good if key[0] == r"(?P<word>\w+)\s+(?P=word)"]
+    good = {assorted_keys[0]: good[assorted_keys[0]], **good}
+
+    for label, content in _damaged_tables(good).items():
+        folder = tmp_path / label.replace(" ", "-").replace("'", "")
+        folder.mkdir()
+        _cache_file(folder).write_bytes(content)
+        run = _python(DAMAGED_RUN, str(folder))
+        assert run.returncode == 0, (label, run.stderr)
+        report = json.loads(run.stdout)
+        assert report["opened"], label
+        assert report["kept"] == 0, label  # no entry of these is taken
+        assert report["results"] == expected, label
+
+
+SAVE_RUN = r"""
+import os, re, sys
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+for index in range(int(sys.argv[2])):
+    re.compile(f"pattern {index} x*")
+cache.save()
+print(len(cache.kept))
+"""
+
+
+def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> None:
+    run = _python(SAVE_RUN, str(tmp_path), "3", PYTHONDONTWRITEBYTECODE="1")
+    assert run.returncode == 0, run.stderr
+    assert not _cache_file(tmp_path).exists()
+
+
+def test_a_run_with_nothing_new_does_not_write(tmp_path: Path) -> None:
+    assert _python(SAVE_RUN, str(tmp_path), "3").stdout.strip() == "3"
+    path = _cache_file(tmp_path)
+    os.utime(path, (1_000_000, 1_000_000))
+    assert _python(SAVE_RUN, str(tmp_path), "3").stdout.strip() == "3"
+    assert path.stat().st_mtime == 1_000_000
+
+
+def test_the_file_keeps_at_most_the_limit(tmp_path: Path) -> None:
+    run = _python(SAVE_RUN, str(tmp_path), str(LIMIT + 50))
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout) == LIMIT
+    table = marshal.loads(_cache_file(tmp_path).read_bytes()[len(b"skillkit-patterns\0") :])
+    assert len(table) == LIMIT
+
+
+def test_an_unwritable_cache_folder_is_no_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    run = _python(SAVE_RUN, str(blocker / "patterns"), "3")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "0" and "Traceback" not in run.stderr
+
+
+def _check(folder: Path, cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environment |= {"SKILLKIT_CACHE_DIR": str(cache), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "skillkit_core", "check", str(folder), "--no-cache"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+
+
+def test_skillkit_check_keeps_its_patterns_and_reports_alike(tmp_path: Path) -> None:
+    folder = SKILLS
+    without = _check(folder, tmp_path / "off", PYTHONDONTWRITEBYTECODE="1")
+    assert not (tmp_path / "off").exists()
+    first = _check(folder, tmp_path / "on")
+    path = _cache_file(tmp_path / "on" / "check")
+    assert path.is_file()
+    second = _check(folder, tmp_path / "on")
+    for run in (first, second):
+        assert (run.returncode, run.stdout, run.stderr) == (
+            without.returncode,
+            without.stdout,
+            without.stderr,
+        )

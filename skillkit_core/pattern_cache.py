@@ -71,7 +71,7 @@ class PatternCache:
 
         name = file_name()
         compile_ = getattr(_sre, "compile", None)
-        if name is None or not isinstance(getattr(re, "_cache", None), dict) or compile_ is None:
+        if name is None or compile_ is None or not _keyed_as_expected(re):
             return None
         cache = cls(os.path.join(directory, name), {})
         for key, arguments in _read(cache.path).items():
@@ -98,12 +98,12 @@ class PatternCache:
         import re
 
         found = {}
-        for (kind, text, flags), pattern in list(re._cache.items()):  # type: ignore[attr-defined]
+        for key, pattern in list(re._cache.items()):  # type: ignore[attr-defined]
             made = self._made.get(id(pattern))
-            if made is None or made[0] is not pattern or kind not in (str, bytes):
+            if made is None or made[0] is not pattern or key[0] not in (str, bytes):
                 continue
             try:
-                found[(text, flags)] = _plain(made[1])
+                found[key[1:]] = _plain(made[1])
             except (TypeError, ValueError):
                 continue  # arguments of a shape this module does not know
         return {key: value for key, value in found.items() if key not in self.kept}
@@ -130,6 +130,17 @@ class PatternCache:
         except (OSError, ValueError):
             return
         self.kept = table
+
+
+def _keyed_as_expected(re: Any) -> bool:
+    """Whether ``re`` caches compiled patterns in the dict ``re._cache`` by (type,
+    pattern, flags), as CPython 3.11 to 3.13 do: a probe pattern is compiled and looked
+    for there."""
+    cache = getattr(re, "_cache", None)
+    if not isinstance(cache, dict):
+        return False
+    probe = "skillkit pattern cache probe"
+    return re.compile(probe) is cache.get((str, probe, 0))
 
 
 def _read(path: str) -> dict[tuple[Any, int], tuple]:

@@ -252,3 +252,22 @@ def test_skillkit_check_keeps_its_patterns_and_reports_alike(tmp_path: Path) -> 
             without.stdout,
             without.stderr,
         )
+
+
+def test_an_re_that_caches_otherwise_turns_the_cache_off() -> None:
+    import re
+    from types import SimpleNamespace
+
+    from skillkit_core.pattern_cache import _keyed_as_expected
+
+    assert _keyed_as_expected(re)
+    # Another layout of re's cache (a key of another shape, or no dict at all): the
+    # cache is not used, so nothing would be put where re never looks.
+    other: dict = {}
+
+    def compiling(text: str) -> object:
+        other[("key", text)] = compiled = object()
+        return compiled
+
+    assert not _keyed_as_expected(SimpleNamespace(_cache=other, compile=compiling))
+    assert not _keyed_as_expected(SimpleNamespace(_cache=None, compile=compiling))

@@ -3,7 +3,7 @@
 ``re`` compiles a pattern with a parser and compiler written in Python; what they make is
 a list of integers (the program the C matcher runs) and the group names, which ``re``
 hands to ``_sre.compile`` last. The hundred or so patterns of a ``skillkit check`` cost
-each checking process about 5 ms to compile that way, a tenth of a check of one skill
+each checking process about 5 ms to compile that way, a sixth of a check of one skill
 folder, redone by every run although the patterns never change.
 
 :meth:`PatternCache.open` records what each ``_sre.compile`` call of this process is

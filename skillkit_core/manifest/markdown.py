@@ -17,6 +17,10 @@ from bisect import bisect_right
 from skillkit_core.lint.diagnostic import SourceRange
 from skillkit_core.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(
@@ -39,14 +43,11 @@ _FILE_MENTION = re.compile(
 )
 
 
-# Every path mention holds one of these: a text without them mentions no path.
-_MENTION_FOLDERS = ("scripts/", "references/", "assets/")
-
-
 def may_mention_paths(text: str) -> bool:
     """False when :func:`scan_markdown` can find no path mention in ``text`` (a few
-    substring tests, where the scan reads every line)."""
-    return any(folder in text for folder in _MENTION_FOLDERS)
+    substring tests, where the scan reads every line): every mention holds one of the
+    three folders."""
+    return "scripts/" in text or "references/" in text or "assets/" in text
 
 
 class Link(NamedTuple):
@@ -95,36 +96,39 @@ class MarkdownScan:
 def scan_markdown(lines: list[str], first_line: int = 0) -> MarkdownScan:
     """Scan ``lines`` (markdown without line breaks) whose first line is ``first_line``."""
     scan = MarkdownScan()
-    fence: str | None = None
-    info = ""  # the open fence's info string
-    dynamic_block = False
-    code_lines = scan.code_lines
-    for index, text in enumerate(lines):
-        if fence is None and not _may_matter(text):
+    rows = enumerate(lines, first_line)
+    for line, text in rows:
+        # A prose line nothing is found in: no fence (``` or ~~~), code span, link,
+        # reference definition or path without one of these characters.
+        if not ("`" in text or "~" in text or "]" in text or "/" in text):
             continue
-        line = first_line + index
-        # Only a line holding ``` or ~~~ can open or close a fence (most lines do not).
+        # Only a line holding ``` or ~~~ can open a fence (most lines do not).
         opener = _FENCE.match(text) if "```" in text or "~~~" in text else None
-        if fence is not None:
-            if opener is not None and _closes(opener, fence):
-                fence = None
-                continue
-            code_lines.add(line)
-            if dynamic_block and text.strip():
-                start = len(text) - len(text.lstrip())
-                where = SourceRange(line, start, line, len(text))
-                scan.commands.append(Command(text.strip(), where))
-            if "/" in text:
-                _mentions(scan, text, line, _NO_SPANS, fence=info)
-            continue
         if opener:
-            fence = opener.group(1)
-            info = opener.group(2).strip()
-            dynamic_block = info.startswith("!")
             scan.code_lines.add(line)
+            _scan_fenced(scan, rows, opener.group(1), opener.group(2).strip())
             continue
         _scan_prose_line(scan, text, line)
     return scan
+
+
+def _scan_fenced(
+    scan: MarkdownScan, rows: Iterator[tuple[int, str]], fence: str, info: str
+) -> None:
+    """Take the lines of a fenced block opened by ``fence`` (its info string ``info``)
+    from ``rows``, up to and with the line that closes it."""
+    code_lines = scan.code_lines
+    dynamic_block = info.startswith("!")
+    for line, text in rows:
+        if ("```" in text or "~~~" in text) and _closes(_FENCE.match(text), fence):
+            return
+        code_lines.add(line)
+        if dynamic_block and text.strip():
+            start = len(text) - len(text.lstrip())
+            where = SourceRange(line, start, line, len(text))
+            scan.commands.append(Command(text.strip(), where))
+        if "/" in text:
+            _mentions(scan, text, line, _NO_SPANS, fence=info)
 
 
 # What makes a line one a link scan reads: a link's '](', a definition's ']:', or what
@@ -176,12 +180,6 @@ def scan_links(text: str) -> MarkdownScan:
     return scan
 
 
-def _may_matter(text: str) -> bool:
-    """False for a prose line nothing is found in: no fence (``` or ~~~), code span,
-    link, reference definition or path needs one of these characters."""
-    return "`" in text or "~" in text or "]" in text or "/" in text
-
-
 def _closes(opener: re.Match[str] | None, fence: str) -> bool:
     if opener is None or opener.group(2).strip():
         return False
@@ -193,7 +191,7 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int, links_only: bool 
     # Cheap character tests first: most prose lines hold no code, link or path at all.
     code = _NO_SPANS
     if "`" in text:
-        spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
+        spans = [m.span() for m in _INLINE_CODE.finditer(text)]
         if spans:
             if not links_only:
                 scan.inline_code[line] = spans
@@ -227,7 +225,7 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int, links_only: bool 
             scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
             # It starts the line, and a link may lie inside its target: spans must merge.
             taken.insert(0, (definition.start(), definition.end()))
-    if not links_only:
+    if not links_only and "/" in text:
         _mentions(scan, text, line, _Spans(taken) if taken else _NO_SPANS, code=code)
 
 

@@ -17,7 +17,7 @@ are in its name), so kept code is only ever given to the engine that made it; en
 keyed by the exact pattern and flags. Anything unexpected turns the cache off and ``re``
 compiles as usual: another Python implementation, an ``re`` whose cache is not the dict
 (type, pattern, flags) → pattern that CPython 3.11 to 3.13 keep, a file that cannot be
-read or is not this module's, an entry the engine refuses (``_sre.compile`` checks the
+read, is not this module's or is another user's, an entry the engine refuses (``_sre.compile`` checks the
 code it is given). Writing is skipped when Python is told not to write bytecode
 (``PYTHONDONTWRITEBYTECODE``), and failing to write is no error.
 """
@@ -144,11 +144,13 @@ def _keyed_as_expected(re: Any) -> bool:
 
 
 def _read(path: str) -> dict[tuple[Any, int], tuple]:
-    """The entries of the file at ``path`` (none when it is missing, unreadable or not a
-    file of this module)."""
+    """The entries of the file at ``path`` (none when it is missing, unreadable, not a
+    file of this module, or another user's: its patterns would run in this process)."""
     from skillkit_core.manifest.listing import read_regular_file
 
     try:
+        if hasattr(os, "getuid") and os.stat(path).st_uid != os.getuid():
+            return {}
         data = read_regular_file(path, 16 << 20)
     except OSError:
         return {}

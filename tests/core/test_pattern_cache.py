@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillkit_core.pattern_cache import LIMIT, file_name
 
 ROOT = Path(__file__).parents[2]
@@ -271,3 +273,15 @@ def test_an_re_that_caches_otherwise_turns_the_cache_off() -> None:
 
     assert not _keyed_as_expected(SimpleNamespace(_cache=other, compile=compiling))
     assert not _keyed_as_expected(SimpleNamespace(_cache=None, compile=compiling))
+
+
+@pytest.mark.skipif(not hasattr(os, "chown") or os.geteuid() != 0, reason="needs root to chown")
+def test_another_users_file_is_not_read(tmp_path: Path) -> None:
+    assert _python(SAVE_RUN, str(tmp_path), "3").stdout.strip() == "3"
+    opened = "import sys\nfrom skillkit_core.pattern_cache import PatternCache\n"
+    opened += "print(len(PatternCache.open(sys.argv[1]).kept))"
+    assert _python(opened, str(tmp_path)).stdout.strip() == "3"
+    os.chown(_cache_file(tmp_path), 12345, 12345)
+    run = _python(opened, str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "0"  # its patterns would run in this process

@@ -17,9 +17,9 @@ are in its name), so kept code is only ever given to the engine that made it; en
 keyed by the exact pattern and flags. Anything unexpected turns the cache off and ``re``
 compiles as usual: another Python implementation, an ``re`` whose cache is not the dict
 (type, pattern, flags) → pattern that CPython 3.11 to 3.13 keep, a file that cannot be
-read, is not this module's or is another user's, an entry the engine refuses (``_sre.compile`` checks the
-code it is given). Writing is skipped when Python is told not to write bytecode
-(``PYTHONDONTWRITEBYTECODE``), and failing to write is no error.
+read, is not this module's or is another user's, an entry the engine refuses
+(``_sre.compile`` checks the code it is given). Writing is skipped when Python is told
+not to write bytecode (``PYTHONDONTWRITEBYTECODE``), and failing to write is no error.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ few hundred modules a call imports; the normal importer reading cached bytecode 
 folder does not. The folders go on ``sys.path`` behind the standard library, with a
 finder that sends the bundle's own top-level names straight to them (:func:`import_from`),
 and the code that ``dataclasses`` and ``typing`` compile from generated text is cached
-beside them (:class:`CodeCache`), as ``__pycache__`` caches the modules' bytecode.
+beside them (:class:`CodeCache`), as ``__pycache__`` caches the modules' bytecode; so are
+the regular expressions a call compiles (``skillkit_core.pattern_cache``).
 
 Beyond what the skill imports anyway, the common path uses only ``os``, ``sys`` and
 ``marshal``; ``zipfile`` and friends are imported on the one call that extracts.
@@ -67,27 +68,50 @@ def run(config: dict[str, Any]) -> NoReturn:
     import_from(folders, archive)
     if config.get("start") is not None:
         _precomputed_start(config, archive, argv, folders, warm)
-    definition, main, code_cache = _load_all(config, python_dir)
+    definition, main, caches = _load_all(config, python_dir)
     if warm is not None:  # leave a warm process loaded as this one is, for the next call
         _leave_warm(config, archive, warm, definition, main, folders)
     code = main(definition, argv, stdout=_out, skill_record=config.get("skill_record"))
-    code_cache.save()
+    _save(caches)
     finish(code)
 
 
-def _load_all(config: dict[str, Any], python_dir: str) -> tuple[Any, Any, CodeCache]:
+def _load_all(config: dict[str, Any], python_dir: str) -> tuple[Any, Any, list[Any]]:
     """Everything a call needs loaded: the skill's definition, the protocol's ``main``
-    and the code cache in use."""
+    and the caches in use (to save once the call is answered: the :class:`CodeCache`,
+    and the regular expressions of ``skillkit_core.pattern_cache``)."""
     import gc
 
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
     code_cache = CodeCache(code_cache_path(python_dir))
     code_cache.install()
+    caches: list[Any] = [code_cache]
+    patterns = _open_patterns(python_dir)
+    if patterns is not None:
+        caches.append(patterns)
     definition, main = _load(config)
     gc.freeze()
     gc.enable()
-    return definition, main, code_cache
+    return definition, main, caches
+
+
+def _open_patterns(python_dir: str) -> Any:
+    """The regular expressions earlier calls compiled (pydantic's, the standard
+    library's, skillkit's), put into ``re``'s cache before anything compiles them;
+    ``None`` where that cannot be done. Never fails a call."""
+    try:
+        from skillkit_core.pattern_cache import PatternCache
+
+        return PatternCache.open(python_dir)
+    except Exception:
+        _debug()
+        return None
+
+
+def _save(caches: list[Any]) -> None:
+    for cache in caches:
+        cache.save()
 
 
 def _warm_call(config: dict[str, Any], archive: str, argv: list[str]) -> Any:
@@ -168,8 +192,8 @@ def _precomputed_start(
         import _skillkit_warm
 
         def load_and_serve() -> None:
-            definition, main, code_cache = _load_all(config, folders[0])
-            code_cache.save()
+            definition, main, caches = _load_all(config, folders[0])
+            _save(caches)
             serve = _warm_server(config, archive, warm, definition, main, folders)
             if serve is not None:
                 serve()

@@ -32,6 +32,8 @@ from skillkit_core.errors import BuildError
 SKILLKIT = "skillkit_core"
 RUNTIME_ROOTS = ("skillkit_core.protocol",)
 """Packages taken with every submodule: the protocol serves every subcommand."""
+RUNTIME_MODULES = ("skillkit_core.pattern_cache",)
+"""Modules the pyz's start-up code (``skillkit_core/build/boot.py``) imports itself."""
 
 # Seconds the probe may take beyond the module's own time limit (start and imports).
 _PROBE_START = 30.0
@@ -152,6 +154,8 @@ def compute_closure(entry: str, environments: list[dict[str, str]]) -> Closure:
         finder.add_loaded(name, file)
     for root in RUNTIME_ROOTS:
         finder.add_package_tree(root)
+    for name in RUNTIME_MODULES:
+        finder.add_skillkit(name)
     finder.follow_imports()
     _add_requirements(closure, environments)
     return closure

@@ -93,6 +93,7 @@ def test_only_skillkits_runtime_is_bundled(closure) -> None:
     assert "skillkit_core.protocol" in names
     assert len([n for n in names if n.startswith("skillkit_core.protocol.")]) > 5
     assert {"skillkit_core.engine", "skillkit_core.render", "skillkit_core.loader"} <= names
+    assert "skillkit_core.pattern_cache" in names  # the pyz's start-up imports it
     for heavy in ("lint", "build", "cli", "source", "simulate", "runtime", "manifest"):
         package = f"skillkit_core.{heavy}"
         found = {n for n in names if n == package or n.startswith(package + ".")}

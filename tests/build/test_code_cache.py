@@ -134,6 +134,29 @@ def test_a_built_skill_keeps_its_code_cache_beside_the_unpacked_bundle(
     assert cache_file.stat().st_mtime_ns == written, "a warm call has nothing new to save"
 
 
+def test_a_built_skill_keeps_its_compiled_patterns_beside_the_unpacked_bundle(
+    built_skills: dict[str, Path], tmp_path: Path
+) -> None:
+    # skillkit_core.pattern_cache: the regular expressions a call compiles (pydantic's,
+    # the standard library's, skillkit's) are built from kept engine code by later calls.
+    from skillkit_core.pattern_cache import file_name
+
+    run = built_skills[DEPLOY_CHECK] / "scripts" / "run"
+    cache_dir = tmp_path / "cache"
+    env = agent_env(cache_dir, SKILLKIT_WARM="0")
+    argv = [str(run), "start", "--params", '{"env": "staging"}']  # the skill is loaded
+    # The first call unpacks the bundle, which compiles a few patterns before the cache
+    # is open (pathlib's import of urllib.parse): the second keeps those.
+    calls = [subprocess.run(argv, capture_output=True, text=True, env=env) for _ in range(2)]
+    [patterns] = (cache_dir / "bundles").glob(f"python-*/{file_name()}")
+    written = patterns.stat().st_mtime_ns
+    calls.append(subprocess.run(argv, capture_output=True, text=True, env=env))
+    for call in calls:
+        assert (call.returncode, call.stderr) == (0, ""), call.stdout + call.stderr
+        assert json.loads(call.stdout) == json.loads(calls[0].stdout)
+    assert patterns.stat().st_mtime_ns == written, "the third call compiled nothing new"
+
+
 FOLDERS = """
 import sys
 sys.path.insert(0, {root!r})

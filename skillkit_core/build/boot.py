@@ -84,12 +84,12 @@ def _load_all(config: dict[str, Any], python_dir: str) -> tuple[Any, Any, list[A
 
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
+    # Patterns first: installing the code cache imports dataclasses, whose imports
+    # compile a few.
+    patterns = _open_patterns(python_dir)
     code_cache = CodeCache(code_cache_path(python_dir))
     code_cache.install()
-    caches: list[Any] = [code_cache]
-    patterns = _open_patterns(python_dir)
-    if patterns is not None:
-        caches.append(patterns)
+    caches: list[Any] = [code_cache] if patterns is None else [code_cache, patterns]
     definition, main = _load(config)
     gc.freeze()
     gc.enable()

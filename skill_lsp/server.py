@@ -108,7 +108,17 @@ def main() -> None:
     import gc
     import sys
 
+    from skillkit_core.lint.result_cache import open_patterns
+
+    # The regular expressions earlier servers compiled are taken from the cache; those
+    # this one compiles (from its start on, when python -m skill_lsp opened it first)
+    # are kept when it exits.
+    patterns = open_patterns()
     sys.setswitchinterval(0.001)
     server = create_server()
     gc.freeze()
-    server.start_io()
+    try:
+        server.start_io()
+    finally:
+        if patterns is not None:
+            patterns.save()

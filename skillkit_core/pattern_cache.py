@@ -54,55 +54,56 @@ def file_name() -> str | None:
     return f"patterns-{tag}-{sys.hexversion:x}-{_sre.MAGIC}-{FORMAT}.bin"
 
 
+# What each _sre.compile call of this process was given since a cache was first opened,
+# by the pattern it made: one recording per process, however many caches are opened.
+_recorded: dict[int, tuple[Any, tuple]] | None = None
+_engine_compile: Any = None  # _sre.compile itself, before the recording wraps it
+
+
 class PatternCache:
     """The patterns kept in one file, loaded into ``re``'s cache, and those compiled
     since (see the module's description)."""
 
-    def __init__(self, path: str, kept: dict[tuple[Any, int], tuple]) -> None:
+    def __init__(
+        self, path: str, kept: dict[tuple[Any, int], tuple], write: bool | None = None
+    ) -> None:
         self.path = path
         self.kept = kept
-        # What each _sre.compile call of this process was given, by the pattern it made.
-        self._made: dict[int, tuple[Any, tuple]] = {}
+        # Whether save() writes: as Python writes bytecode, unless told otherwise.
+        self.write = not sys.dont_write_bytecode if write is None else write
 
     @classmethod
-    def open(cls, directory: str) -> PatternCache | None:
+    def open(cls, directory: str, *, write: bool | None = None) -> PatternCache | None:
         """Load the patterns kept under ``directory`` into ``re``'s cache and record
         those compiled from now on; ``None`` when this interpreter's ``re`` is not one
-        this works with (then nothing is changed)."""
+        this works with (then nothing is changed). A process may open several.
+        :meth:`save` writes when ``write`` says so (``None``: when Python writes
+        bytecode)."""
         import _sre
         import re
 
         name = file_name()
-        compile_ = getattr(_sre, "compile", None)
+        compile_ = _engine_compile or getattr(_sre, "compile", None)
         if name is None or compile_ is None or not _keyed_as_expected(re):
             return None
-        cache = cls(os.path.join(directory, name), {})
+        cache = cls(os.path.join(directory, name), {}, write)
         for key, arguments in _read(cache.path).items():
-            pattern = _made(compile_, key, arguments)
+            pattern = _rebuilt(compile_, key, arguments)
             if pattern is not None:
                 re._cache.setdefault((type(key[0]), *key), pattern)  # type: ignore[attr-defined]
                 cache.kept[key] = arguments
-        cache._record(_sre, compile_)
+        _record(_sre, compile_)
         return cache
 
-    def _record(self, module: Any, compile_: Any) -> None:
-        made = self._made
-
-        def recording(*arguments: Any) -> Any:
-            pattern = compile_(*arguments)
-            made[id(pattern)] = (pattern, arguments)
-            return pattern
-
-        module.compile = recording
-
     def new(self) -> dict[tuple[Any, int], tuple]:
-        """The patterns in ``re``'s cache compiled since :meth:`open`, by (pattern,
-        flags as given)."""
+        """The patterns in ``re``'s cache compiled since a cache was first opened in
+        this process and not kept in this one, by (pattern, flags as given)."""
         import re
 
         found = {}
+        recorded = _recorded or {}
         for key, pattern in list(re._cache.items()):  # type: ignore[attr-defined]
-            made = self._made.get(id(pattern))
+            made = recorded.get(id(pattern))
             if made is None or made[0] is not pattern or key[0] not in (str, bytes):
                 continue
             try:
@@ -112,14 +113,22 @@ class PatternCache:
         return {key: value for key, value in found.items() if key not in self.kept}
 
     def save(self) -> None:
-        """Keep the patterns compiled since :meth:`open` with those kept before (the
-        new ones first, up to :data:`LIMIT`). Best effort, and nothing is written when
-        nothing is new or Python is told not to write bytecode."""
-        new = self.new()
-        if not new or sys.dont_write_bytecode:
+        """Keep the patterns compiled since :meth:`open` with those in the file now and
+        those kept before (the new ones first, up to :data:`LIMIT`). Best effort, and
+        nothing is written when nothing is new or writing is off (see :meth:`open`).
+        Never raises: the
+        language server's worker saves after every answer, with the author's code
+        loaded (which may have replaced ``re``'s cache)."""
+        try:
+            new = self.new()
+        except Exception:
             return
+        if not new or not self.write:
+            return
+        # What another process wrote since this one read the file stays (the language
+        # server and its worker share one, and save at different times).
         table = dict(list(new.items())[:LIMIT])
-        for key, value in self.kept.items():
+        for key, value in (*_read(self.path).items(), *self.kept.items()):
             if len(table) >= LIMIT:
                 break
             table.setdefault(key, value)
@@ -133,6 +142,23 @@ class PatternCache:
         except (OSError, ValueError):
             return
         self.kept = table
+
+
+def _record(module: Any, compile_: Any) -> None:
+    """Wrap ``module.compile`` (``_sre.compile``) to note what each call is given, once
+    per process."""
+    global _recorded, _engine_compile
+    if _recorded is not None:
+        return
+    recorded: dict[int, tuple[Any, tuple]] = {}
+    _recorded, _engine_compile = recorded, compile_
+
+    def recording(*arguments: Any) -> Any:
+        pattern = compile_(*arguments)
+        recorded[id(pattern)] = (pattern, arguments)
+        return pattern
+
+    module.compile = recording
 
 
 def _keyed_as_expected(re: Any) -> bool:
@@ -189,7 +215,7 @@ def _plain(arguments: tuple) -> tuple:
     return pattern, int(flags), [int(c) for c in code], groups, dict(groupindex), indexgroup
 
 
-def _made(compile_: Any, key: Any, arguments: Any) -> Any:
+def _rebuilt(compile_: Any, key: Any, arguments: Any) -> Any:
     """The pattern ``_sre.compile`` makes of ``arguments`` kept for ``key``, or ``None``
     when they are not those of that pattern or the engine refuses them."""
     if not (isinstance(key, tuple) and len(key) == 2 and isinstance(arguments, tuple)):

@@ -80,6 +80,12 @@ def main() -> None:
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(5)
+    from skillkit_core.lint.result_cache import open_patterns
+
+    # The regular expressions earlier workers compiled. Kept although the worker runs
+    # with PYTHONDONTWRITEBYTECODE (no __pycache__ beside the author's modules): their
+    # file is in skillkit's own cache folder.
+    patterns = open_patterns(write=True)
     from skill_lsp.worker import analysis, protocol
 
     analysis.warm_up()
@@ -98,6 +104,8 @@ def main() -> None:
             answer = _answer(request)
             _end_descendants()
         _send(writer, protocol.encode(answer))
+        if patterns is not None:
+            patterns.save()  # what loading and answering compiled (nothing, mostly)
     # Threads the author's code started must not keep the process alive.
     sys.stderr.flush()
     os._exit(0)

@@ -267,11 +267,10 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     import gc
     import os
 
-    from skillkit_core.lint.result_cache import check_directory
-    from skillkit_core.pattern_cache import PatternCache
+    from skillkit_core.lint.result_cache import open_patterns
 
     gc.disable()
-    patterns = PatternCache.open(check_directory())
+    patterns = open_patterns()
     helpers = _start_helpers() if _may_walk_many(argv) else None
     try:
         code = main(argv, helpers)

@@ -56,6 +56,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from skillkit_core.pattern_cache import PatternCache
+
 # Bumped when what an entry holds changes.
 FORMAT = 1
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -83,6 +85,15 @@ def check_directory() -> str:
         return os.path.join(given, "check")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "skillkit", "check")
+
+
+def open_patterns(write: bool | None = None) -> PatternCache | None:
+    """The linter's compiled patterns, kept in :func:`check_directory` and loaded into
+    ``re``'s cache (:mod:`skillkit_core.pattern_cache`; ``write`` as there): ``skillkit
+    check``, the language server and its worker run the same rules, and share the file."""
+    from skillkit_core.pattern_cache import PatternCache
+
+    return PatternCache.open(check_directory(), write=write)
 
 
 class Slot(NamedTuple):

@@ -37,8 +37,10 @@ class NameMention(NamedTuple):
 
 @lru_cache(maxsize=16)
 def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    # Longest first, so that "pdf-tools-extra" is not found as "pdf-tools".
-    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    # Longest first, so that "pdf-tools-extra" is not found as "pdf-tools"; by name among
+    # equals, so that the same names make the same pattern text (the pattern cache's key).
+    ordered = sorted(names, key=lambda name: (-len(name), name))
+    alternatives = "|".join(re.escape(name) for name in ordered)
     # A name is whole when no name character touches it; a following ".md" or ".py" makes
     # it a file name (pdf-tools.md), a preceding "." an extension or a host (x.pdf-tools).
     return re.compile(rf"(?<![\w.\-])(?:{alternatives})(?![\w\-]|\.\w)")

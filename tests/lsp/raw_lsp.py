@@ -19,7 +19,13 @@ from tests.lsp.support import SERVER, uri_of
 class RawLsp:
     """One server process; ``messages`` holds every message it sent, in order."""
 
-    def __init__(self, root: Path, stderr: Path, options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        stderr: Path,
+        options: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.stderr_path = stderr
         self._err = stderr.open("wb")
         self.process = subprocess.Popen(
@@ -27,7 +33,7 @@ class RawLsp:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._err,
-            env=SERVER.server_env,
+            env=env or SERVER.server_env,
             cwd=root,
         )
         self._buffer = b""

@@ -50,7 +50,9 @@ class Mention:
 
 @lru_cache(maxsize=1)
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    names = sorted(KNOWN_TOOL_NAMES, key=len, reverse=True)
+    # Longest first; by name among equals, so that the pattern's text is the same in
+    # every process (a set's order is not), which the pattern cache needs to find it.
+    names = sorted(KNOWN_TOOL_NAMES, key=lambda name: (-len(name), name))
     compound = "|".join(re.escape(n) for n in names if _COMPOUND.search(n))
     plain = "|".join(re.escape(n) for n in names if not _COMPOUND.search(n))
     return (

@@ -104,7 +104,9 @@ def test_the_command_with_early_helpers_prints_the_sequential_result(tmp_path: P
 
 
 def _slow_here(index: int) -> tuple[int, str]:
-    time.sleep(0.002)  # the caller is slow, so the helper surely takes tickets
+    # The caller is slow, so the helper surely takes tickets: slowest on the first item,
+    # which leaves a helper forked from this big process time to start on a busy machine.
+    time.sleep(0.3 if index == 0 else 0.002)
     return index * index, "here"
 
 

@@ -90,10 +90,14 @@ def check_directory() -> str:
 def open_patterns(write: bool | None = None) -> PatternCache | None:
     """The linter's compiled patterns, kept in :func:`check_directory` and loaded into
     ``re``'s cache (:mod:`skillkit_core.pattern_cache`; ``write`` as there): ``skillkit
-    check``, the language server and its worker run the same rules, and share the file."""
+    check``, the language server and its worker run the same rules, and share the file.
+    ``None`` when there is none to use; never fails its caller (a server must start)."""
     from skillkit_core.pattern_cache import PatternCache
 
-    return PatternCache.open(check_directory(), write=write)
+    try:
+        return PatternCache.open(check_directory(), write=write)
+    except Exception:
+        return None
 
 
 class Slot(NamedTuple):

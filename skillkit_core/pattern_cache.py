@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import stat
 import sys
 
 TYPE_CHECKING = False
@@ -38,7 +37,7 @@ FORMAT = 1
 LIMIT = 400
 """Entries kept at most: fewer than ``re`` caches (512), so loading them evicts none."""
 MAX_BYTES = 4 << 20
-"""A larger file is not read (400 entries take a few hundred KiB)."""
+"""Read at most this much of the file (400 entries take a few hundred KiB)."""
 _HEADER = b"skillkit-patterns\0"
 
 
@@ -176,7 +175,12 @@ def _read(path: str) -> dict[tuple[Any, int], tuple]:
     """The entries of the file at ``path`` (none when it is missing, unreadable, not a
     regular file, not a file of this module, or another user's: its patterns would run
     in this process)."""
-    data = _own_regular_file(path)
+    from skillkit_core.regular_file import read_regular_file
+
+    try:
+        data = read_regular_file(path, MAX_BYTES, own=True)
+    except OSError:
+        return {}
     if not data or not data.startswith(_HEADER):
         return {}
     try:
@@ -184,28 +188,6 @@ def _read(path: str) -> dict[tuple[Any, int], tuple]:
     except (EOFError, ValueError, TypeError):
         return {}
     return table if isinstance(table, dict) else {}
-
-
-def _own_regular_file(path: str) -> bytes | None:
-    """The bytes of the regular file at ``path`` when this user owns it (opened without
-    blocking, so a FIFO in its place is never waited on). Read here rather than with the
-    manifest's reader: a built skill bundles this module, and nothing of the linter."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return None
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            return None
-        return os.read(fd, info.st_size)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _plain(arguments: tuple) -> tuple:

@@ -4,17 +4,18 @@
 :func:`list_folder`, and so does the result cache of ``skillkit check``
 (:mod:`skillkit_core.lint.result_cache`) when it works out what a check of the folder
 reads: both must see the same files. This module imports nothing but the standard
-library's ``os``, ``stat`` and ``errno``. :func:`read_regular_file` reads one file of
-it (SKILL.md, a rule's file, the cache's snapshot) without ever waiting on a FIFO.
+library's ``os`` and ``stat`` (and :mod:`skillkit_core.regular_file`, whose
+:func:`read_regular_file` reads one file of it, SKILL.md, a rule's file or the cache's
+snapshot, without ever waiting on a FIFO).
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
 from skillkit_core.named_tuple import NamedTuple
+from skillkit_core.regular_file import read_regular_file as read_regular_file
 
 # Listing a folder stops after this many files (a skill folder is small; a mistaken
 # target such as a home directory must not hang the check).
@@ -142,55 +143,3 @@ class _Walk:
             if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
                 return False
         return True
-
-
-_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
-# Non-blocking: opening a FIFO named SKILL.md must not wait for a writer (it is then
-# refused as no regular file); reads of regular files are not affected.
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
-def read_regular_file(path: str, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of the regular file at ``path``; ``None`` when there is none
-    there (no such file, or a folder, FIFO or device). Other errors are raised, with
-    ``path`` as the error's ``filename``."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as error:
-        if error.errno in _NOT_THERE:
-            return None
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return _read_at_most(fd, info.st_size, limit)
-    except OSError as error:
-        error.filename = path
-        raise
-    finally:
-        os.close(fd)
-
-
-def _read_at_most(fd: int, size: int, limit: int) -> bytes:
-    """Up to ``limit`` bytes of the open file ``fd`` whose size was ``size``. Asks for one
-    byte more than that size: a shorter read is the end of the file (``os.read(limit)``
-    would allocate ``limit`` bytes up front, which costs more than reading a small file);
-    a file that grew is read on to the limit."""
-    want = min(size + 1, limit)
-    data = os.read(fd, want)
-    if len(data) < want or len(data) >= limit:
-        return data
-    chunks, total = [data], len(data)
-    while total < limit:
-        chunk = os.read(fd, min(limit - total, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)

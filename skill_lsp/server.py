@@ -110,9 +110,9 @@ def main() -> None:
 
     from skillkit_core.lint.result_cache import open_patterns
 
-    # The regular expressions earlier servers compiled are taken from the cache; those
-    # this one compiles (from its start on, when python -m skill_lsp opened it first)
-    # are kept when it exits.
+    # The regular expressions earlier servers compiled are taken from the cache (opened
+    # already, before the imports, by python -m skill_lsp); those this one compiles are
+    # kept when it exits.
     patterns = open_patterns()
     sys.setswitchinterval(0.001)
     server = create_server()

@@ -57,6 +57,8 @@ def file_name() -> str | None:
 # by the pattern it made: one recording per process, however many caches are opened.
 _recorded: dict[int, tuple[Any, tuple]] | None = None
 _engine_compile: Any = None  # _sre.compile itself, before the recording wraps it
+# The caches opened in this process, by file: opening one again returns it, unread.
+_opened: dict[str, PatternCache] = {}
 
 
 class PatternCache:
@@ -75,9 +77,10 @@ class PatternCache:
     def open(cls, directory: str, *, write: bool | None = None) -> PatternCache | None:
         """Load the patterns kept under ``directory`` into ``re``'s cache and record
         those compiled from now on; ``None`` when this interpreter's ``re`` is not one
-        this works with (then nothing is changed). A process may open several.
-        :meth:`save` writes when ``write`` says so (``None``: when Python writes
-        bytecode)."""
+        this works with (then nothing is changed). A process may open several; opening
+        one again gives the same cache (``write``, when given, then replaces its
+        setting). :meth:`save` writes when ``write`` says so (``None``: when Python
+        writes bytecode)."""
         import _sre
         import re
 
@@ -85,7 +88,13 @@ class PatternCache:
         compile_ = _engine_compile or getattr(_sre, "compile", None)
         if name is None or compile_ is None or not _keyed_as_expected(re):
             return None
-        cache = cls(os.path.join(directory, name), {}, write)
+        path = os.path.join(directory, name)
+        if path in _opened:
+            cache = _opened[path]
+            if write is not None:
+                cache.write = write
+            return cache
+        cache = _opened[path] = cls(path, {}, write)
         for key, arguments in _read(cache.path).items():
             pattern = _rebuilt(compile_, key, arguments)
             if pattern is not None:

@@ -285,3 +285,23 @@ def test_another_users_file_is_not_read(tmp_path: Path) -> None:
     run = _python(opened, str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "0"  # its patterns would run in this process
+
+
+REOPEN_RUN = r"""
+import os, sys
+from skillkit_core import pattern_cache
+from skillkit_core.pattern_cache import PatternCache
+first = PatternCache.open(sys.argv[1])
+reads = []
+real = pattern_cache._read
+pattern_cache._read = lambda path: reads.append(path) or real(path)
+again = PatternCache.open(sys.argv[1], write=False)
+print(again is first, again.write, reads == [])
+"""
+
+
+def test_opening_a_cache_again_gives_it_unread(tmp_path: Path) -> None:
+    assert _python(SAVE_RUN, str(tmp_path), "3").stdout.strip() == "3"
+    run = _python(REOPEN_RUN, str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "False", "True"]

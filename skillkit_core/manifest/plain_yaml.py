@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from skillkit_core.manifest.parse import FieldSpan
+from skillkit_core.manifest.parse import FieldSpan, _line_starts
 
 TYPE_CHECKING = False
 
@@ -113,9 +113,7 @@ class _Reader:
         self.text = text
         self.span = span
         self.lines = text.split("\n")
-        self.starts = [0]
-        for line in self.lines[:-1]:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.starts = _line_starts(text)  # text holds no "\r" (_characters_safe)
         self.at = 0
 
     def read(self) -> tuple[dict[str, object], dict[str, FieldSpan]] | None:

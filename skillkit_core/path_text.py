@@ -61,6 +61,13 @@ def join(base: str, relative: str) -> str:
     return f"{base}{relative}" if base.endswith("/") else f"{base}/{relative}"
 
 
+def sort_key(text: str) -> object:
+    """A key that orders paths as pathlib orders them (by parts: ``a/b`` before
+    ``a-b``), for paths that start alike (as those of one walk do: pathlib 3.11 and
+    3.12 order an anchor against a relative path differently)."""
+    return text.split("/") if _POSIX else _pure_path(text)
+
+
 def _anchor(text: str) -> str:
     """The root a path starts with: ``/``, or ``//`` (which POSIX lets mean something
     else, so pathlib keeps it), or none."""

@@ -209,17 +209,12 @@ def _walk(root: str, problems: list[LintDiagnostic]) -> tuple[list[str], list[st
         python_files.extend(
             path_text.join(current, name) for name in sorted(names) if name.endswith(".py")
         )
-    # Sorted by parts, as pathlib sorts (``a/b`` before ``a-b``).
-    found.sort(key=_parts)
+    found.sort(key=path_text.sort_key)
     if not python_files:
         return found, []
     from skillkit_core.lint.check_workflow import defines_skills
 
     return found, [path for path in python_files if defines_skills(path)]
-
-
-def _parts(path: str) -> list[str]:
-    return path.split("/")
 
 
 def _texts(paths: list[Path]) -> list[str]:

@@ -37,3 +37,16 @@ def test_paths_pathlib_already_wrote_need_no_pathlib() -> None:
         assert path_text._written_as_pathlib_would(text)
     for text in ("a/", "a//b", "a/./b", "a/.", "", "///a"):
         assert not path_text._written_as_pathlib_would(text)
+
+
+# Paths found under one root, as a walk finds them.
+WALKED = st.lists(st.text(alphabet="ab-", min_size=1, max_size=3), min_size=1, max_size=4).map(
+    lambda parts: path_text.join("root", "/".join(parts))
+)
+
+
+@given(st.lists(WALKED))
+@example(["root/a-b", "root/a/b", "root/a"])
+def test_sort_key_orders_as_pathlib(texts: list[str]) -> None:
+    by_pathlib = [str(path) for path in sorted(map(PurePosixPath, texts))]
+    assert sorted(texts, key=path_text.sort_key) == by_pathlib

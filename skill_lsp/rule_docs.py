@@ -16,8 +16,9 @@ _written: dict[str, str | None] = {}
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "skillkit" / "rules"
+    from skillkit_core.cache_folder import cache_folder
+
+    return Path(cache_folder("rules"))
 
 
 def find_rule(rule_id: str) -> Any:

@@ -228,8 +228,9 @@ async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any
 
 
 def _output_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "skillkit" / "editor"
+    from skillkit_core.cache_folder import cache_folder
+
+    folder = Path(cache_folder("editor"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -511,7 +511,8 @@ def extracted(archive: str, digest: str, member: str) -> str:
 
 
 def _primary_cache() -> str:
-    """``$SKILLKIT_CACHE_DIR/bundles``, else the platform's per-user cache folder."""
+    """``bundles`` in skillkit's cache: the rule of ``skillkit_core.cache_folder``, copied
+    because nothing of skillkit can be imported yet (a test keeps the two equal)."""
     configured = os.environ.get("SKILLKIT_CACHE_DIR")
     if configured:
         return os.path.join(configured, "bundles")
@@ -521,7 +522,8 @@ def _primary_cache() -> str:
     elif sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        base = base if os.path.isabs(base) else os.path.join(home, ".cache")
     return os.path.join(base, "skillkit", "bundles")
 
 

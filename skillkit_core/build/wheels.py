@@ -9,7 +9,6 @@ fitting file is already there (no network), else with
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -29,20 +28,11 @@ _WHEEL = re.compile(
 
 
 def cache_root(explicit: Path | None = None) -> Path:
-    """Where skillkit keeps downloaded wheels: ``explicit``, ``$SKILLKIT_CACHE_DIR``, or
-    the per-user cache folder of the platform."""
-    if explicit is not None:
-        return Path(explicit)
-    configured = os.environ.get("SKILLKIT_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "skillkit"
+    """The cache a build keeps downloaded wheels in (its ``wheels`` folder): ``explicit``,
+    else skillkit's (:func:`skillkit_core.cache_folder.cache_root`)."""
+    from skillkit_core.cache_folder import cache_root as skillkit_cache
+
+    return Path(explicit) if explicit is not None else Path(skillkit_cache())
 
 
 def canonical(name: str) -> str:

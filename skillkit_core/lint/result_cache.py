@@ -44,6 +44,7 @@ import os
 import sys
 import time
 
+from skillkit_core.cache_folder import cache_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 
@@ -64,7 +65,6 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_FOLDER_BYTES = 64 * 1024 * 1024
 STALE_DAYS = 30
 NO_CACHE_VARIABLE = "SKILLKIT_NO_CACHE"
-DIRECTORY_VARIABLE = "SKILLKIT_CACHE_DIR"
 # Each version of the code has its own folder of packs, named this and its digest.
 _VERSION_PREFIX = "results-"
 
@@ -80,11 +80,7 @@ def default_directory() -> str | None:
 def check_directory() -> str:
     """``skillkit check``'s folder in the user's cache (its results, and the compiled
     patterns of :mod:`skillkit_core.pattern_cache`)."""
-    given = os.environ.get(DIRECTORY_VARIABLE)
-    if given:  # skillkit's whole cache (downloaded wheels and bundles live there too)
-        return os.path.join(given, "check")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "skillkit", "check")
+    return cache_folder("check")
 
 
 def open_patterns(write: bool | None = None) -> PatternCache | None:

@@ -1,0 +1,80 @@
+"""skillkit's cache folder: one rule for every part that keeps files there, and the copy
+of it that a built skill's boot code carries."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from skillkit_core.build import boot
+from skillkit_core.cache_folder import cache_folder, cache_root, platform_cache_home
+
+HOME = "/home/someone"
+
+# (environment, platform, the cache root expected).
+CASES = [
+    ({"SKILLKIT_CACHE_DIR": "/ci/cache"}, "linux", "/ci/cache"),
+    ({"SKILLKIT_CACHE_DIR": "/ci/cache", "XDG_CACHE_HOME": "/x"}, "linux", "/ci/cache"),
+    ({"XDG_CACHE_HOME": "/x/cache"}, "linux", "/x/cache/skillkit"),
+    ({}, "linux", f"{HOME}/.cache/skillkit"),
+    ({"SKILLKIT_CACHE_DIR": ""}, "linux", f"{HOME}/.cache/skillkit"),
+    ({"XDG_CACHE_HOME": ""}, "linux", f"{HOME}/.cache/skillkit"),
+    # The XDG Base Directory specification: a relative path in the variable is invalid
+    # and is to be ignored.
+    ({"XDG_CACHE_HOME": "relative/cache"}, "linux", f"{HOME}/.cache/skillkit"),
+    ({"XDG_CACHE_HOME": "/x/cache"}, "darwin", f"{HOME}/Library/Caches/skillkit"),
+    ({"SKILLKIT_CACHE_DIR": "/ci/cache"}, "darwin", "/ci/cache"),
+]
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch):
+    def set_up(values: dict[str, str], platform: str) -> None:
+        for name in ("SKILLKIT_CACHE_DIR", "XDG_CACHE_HOME", "LOCALAPPDATA"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("HOME", HOME)
+        monkeypatch.setattr(sys, "platform", platform)
+
+    return set_up
+
+
+@pytest.mark.parametrize(("values", "platform", "expected"), CASES)
+def test_the_cache_root_follows_the_variable_then_the_platform(
+    environment, values: dict[str, str], platform: str, expected: str
+) -> None:
+    environment(values, platform)
+    assert cache_root() == expected
+    assert cache_folder("check") == os.path.join(expected, "check")
+
+
+@pytest.mark.parametrize(("values", "platform", "expected"), CASES)
+def test_the_boot_code_of_a_built_skill_unpacks_where_the_rule_says(
+    environment, values: dict[str, str], platform: str, expected: str
+) -> None:
+    # boot.py cannot import skillkit_core (it runs before the bundle is unpacked), so it
+    # carries its own copy of the rule: the two must agree.
+    environment(values, platform)
+    assert boot._primary_cache() == cache_folder("bundles")
+
+
+def test_windows_takes_local_app_data(environment) -> None:
+    environment({"LOCALAPPDATA": "/appdata/local"}, "win32")
+    assert platform_cache_home() == "/appdata/local"
+    assert boot._primary_cache() == cache_folder("bundles")
+
+
+def test_every_part_keeps_its_files_in_the_one_cache(environment, tmp_path) -> None:
+    from skill_lsp import rule_docs
+    from skill_lsp.features import commands
+    from skillkit_core.build.wheels import cache_root as wheel_cache
+    from skillkit_core.lint.result_cache import check_directory
+
+    environment({"SKILLKIT_CACHE_DIR": str(tmp_path)}, sys.platform)
+    assert str(wheel_cache()) == str(tmp_path)
+    assert check_directory() == str(tmp_path / "check")
+    assert rule_docs._cache_root() == tmp_path / "rules"
+    assert commands._output_folder() == tmp_path / "editor"

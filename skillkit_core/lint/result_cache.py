@@ -33,7 +33,7 @@ without evicting each other's results), in one file (a pack) per parent folder o
 folders checked, written atomically once per check (a file per folder would make a
 first check pay more for writing than later ones save). Entries not written for
 :data:`STALE_DAYS` days are left out when a pack is written, and packs not written for
-as long are removed now and then.
+as long are removed now and then. A pack another user owns is never read.
 ``skillkit check --no-cache`` or ``SKILLKIT_NO_CACHE=1`` turns the cache off.
 """
 
@@ -240,7 +240,13 @@ class ResultCache:
         code = self._code_version()
         if code is None:
             return {}
-        data = _read_regular(os.path.join(self.directory, _VERSION_PREFIX + code, pack))
+        # Another user's pack is not read: findings it planted could hide a skill's
+        # problems (and marshal is not made for data it cannot trust).
+        path = os.path.join(self.directory, _VERSION_PREFIX + code, pack)
+        try:
+            data = read_regular_file(path, sys.maxsize, own=True)
+        except OSError:
+            return {}
         try:
             entries = marshal.loads(data) if data else {}
         except (EOFError, ValueError, TypeError):

@@ -5,6 +5,7 @@ it) gives the findings a fresh check gives."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -223,6 +224,25 @@ def test_a_damaged_cache_is_ignored_and_rewritten(
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2  # checked again once, then read back
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
+def test_another_users_pack_is_not_read(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    # Findings for the folder written by someone else: read back, they would be shown.
+    planted = ([("planted", "error", "a planted finding", None, None, None, None, [])], [], 0)
+    entries = {
+        name: (key, planted, answers, written)
+        for name, (key, _, answers, written) in marshal.loads(pack.read_bytes()).items()
+    }
+    pack.write_bytes(marshal.dumps(entries))
+    os.chown(pack, 12345, 12345)
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+    assert counted.calls == 2  # checked again, not read back
 
 
 def test_an_unwritable_cache_is_no_error(tmp_path: Path) -> None:

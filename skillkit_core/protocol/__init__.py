@@ -6,11 +6,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __all__ = ["main", "run_entry"]
 
+# No typing import: a call served from build-time data (precomputed_start) imports this
+# package and little else.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from skillkit_core.protocol.runner import main, run_entry
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,31 @@ def test_a_built_skill_serves_a_plain_start_without_importing_its_module(
     assert "the module was imported" in full.stderr
     assert plain.stdout == full.stdout
     assert json.loads(plain.stdout)["step"] == "ask"
+
+
+def test_a_precomputed_session_start_imports_neither_typing_nor_secrets(
+    tmp_path: Path, run_cache: Path
+) -> None:
+    # What keeps a served start cheap: no pydantic, no typing (the protocol package and
+    # the session store import none), no secrets (random and base64 behind it: a session
+    # id is os.urandom's, the snapshot key exists after the first session).
+    entry = tmp_path / "loud.py"
+    entry.write_text(LOUD_SKILL, encoding="utf-8")
+    pyz = build(str(entry), tmp_path / "built").out_dir / "bin" / "loud.pyz"
+    env = {**agent_env(run_cache), "SKILLKIT_WARM": "0"}
+    for variable in DETECT_VARIABLES:
+        env.pop(variable, None)
+    start = ["start", "--session", "new", "--session-dir", str(tmp_path / "sessions")]
+    command = [sys.executable, "-I", "-S", "-X", "importtime", str(pyz), *start]
+    first = subprocess.run(command, capture_output=True, text=True, env=env)  # unpacks
+    assert first.returncode == 0, first.stderr
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["line"] == 2
+    imported = {
+        line.split("|")[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "skillkit_core.protocol.precomputed_start" in imported
+    assert not {"pydantic", "typing", "secrets"} & imported

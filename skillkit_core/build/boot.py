@@ -493,16 +493,18 @@ def extracted(archive: str, digest: str, member: str) -> str:
     a new build never reuses stale files."""
     kind = "python" if member == PURE_MEMBER else "native"
     name = f"{kind}-{digest}"
-    primary = _primary_cache()
-    for base in (primary, *(() if primary else _fallback_caches())):
-        folder = os.path.join(base, name) if base else ""
-        if folder and os.path.isdir(folder):
+    bases = [_primary_cache(), *_fallback_caches()]
+    for base in bases:
+        folder = os.path.join(base, name)
+        if os.path.isdir(folder):
+            try:
+                folder = _private(folder)
+            except OSError:
+                continue  # its files are not to be trusted: unpack where they are
             _touch(folder)
             return folder
     problems = []
-    for base in (primary, *_fallback_caches()):
-        if not base:
-            continue
+    for base in bases:
         try:
             return _extract(archive, member, base, name)
         except OSError as error:
@@ -545,7 +547,7 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
     import zipfile
 
     os.makedirs(base, mode=0o700, exist_ok=True)
-    _check_private(base)
+    base = _private(base)  # checked before anything is written in it
     final = os.path.join(base, name)
     scratch = tempfile.mkdtemp(prefix=".unpack-", dir=base)
     try:
@@ -593,15 +595,32 @@ def _prune(base: str, keep: str) -> None:
             continue
 
 
-def _check_private(base: str) -> None:
-    """Refuse a cache folder another user could have planted code in."""
+def _private(folder: str) -> str:
+    """The real path of ``folder``, a cache folder whose files the call imports: refused
+    (``OSError``) when another user could have planted code in it. It must be this user's
+    and open to nobody else's writing, and so must every folder above it (the real ones,
+    symlinks resolved), except that those may be root's, and sticky ones such as ``/tmp``
+    may be open to all (there only an entry's owner may move or replace it, and the entry
+    below is checked to be this user's or root's). A folder someone else may rename or
+    replace anywhere on the way would let them swap the whole tree between the check and
+    the import."""
+    real = os.path.realpath(folder)
     if not hasattr(os, "getuid"):
-        return
-    info = os.lstat(base)
+        return real
     import stat
 
-    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise OSError(f"{base} is not a private folder of this user")
+    path, owners = real, (os.getuid(),)
+    while True:
+        info = os.lstat(path)
+        writable = info.st_mode & 0o022 and not (path != real and info.st_mode & stat.S_ISVTX)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
+            raise OSError(
+                f"{folder} is not a private folder of this user (another user could change {path})"
+            )
+        parent = os.path.dirname(path)
+        if parent == path:
+            return real
+        path, owners = parent, (os.getuid(), 0)
 
 
 def _bytecode_name(archive: Any) -> Any:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -162,6 +164,81 @@ def test_a_cache_folder_other_users_can_write_is_refused(
     assert stopped.value.code == 1
     out = capsys.readouterr().out
     assert '"error":"cache"' in out and "not a private folder" in out
+
+
+def _no_primary_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home whose cache cannot be written: unpacking falls back to the temp folder
+    (returned: ``skillkit-<uid>/bundles`` is made in it)."""
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.delenv("SKILLKIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    return temp
+
+
+def test_the_temp_fallback_is_unpacked_once_and_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = _no_primary_cache(tmp_path, monkeypatch)
+    unpacked = []
+    unpack = boot._unpack
+    monkeypatch.setattr(boot, "_unpack", lambda *args: unpacked.append(1) or unpack(*args))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b"X = 1\n"}, {})
+    folder = boot.extracted(archive, "fb1", NATIVE)
+    assert folder == str(temp / f"skillkit-{os.getuid()}" / "bundles" / "native-fb1")
+    assert boot.extracted(archive, "fb1", NATIVE) == folder
+    assert len(unpacked) == 1  # found there by the second call, not unpacked again
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
+def test_a_fallback_folder_another_user_made_first_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Another local user made <temp>/skillkit-<uid> first (the name is predictable), open
+    # to all, and put a bundle of their own in it under the name the real one unpacks to.
+    temp = _no_primary_cache(tmp_path, monkeypatch)
+    planted = temp / f"skillkit-{os.getuid()}" / "bundles" / "native-fb2"
+    planted.mkdir(parents=True)
+    (planted / "fast").mkdir()
+    (planted / "fast" / "__init__.py").write_text("raise SystemExit('planted')\n")
+    for path in (planted.parent.parent, planted.parent, planted):
+        os.chown(path, 12345, 12345)
+    planted.parent.parent.chmod(0o777)
+    archive = _pyz(tmp_path, {"fast/__init__.py": b"X = 1\n"}, {})
+    with pytest.raises(SystemExit) as stopped:
+        boot.extracted(archive, "fb2", NATIVE)
+    assert stopped.value.code == 1
+    out = capsys.readouterr().out
+    assert '"error":"cache"' in out and "another user could change" in out
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775])
+def test_a_cache_whose_parent_others_may_write_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], mode: int
+) -> None:
+    # The cache folder itself is private, but whoever may write in the folder above it
+    # could rename it away and put their own in its place.
+    (tmp_path / "shared" / "cache" / "bundles").mkdir(parents=True, mode=0o700)
+    (tmp_path / "shared").chmod(mode)
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "shared" / "cache"))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    with pytest.raises(SystemExit):
+        boot.extracted(archive, "abc", NATIVE)
+    assert f"another user could change {tmp_path / 'shared'}" in capsys.readouterr().out
+
+
+def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sticky").mkdir()
+    (tmp_path / "sticky").chmod(0o1777)  # as /tmp: only an entry's owner may move it
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "sticky" / "cache"))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    folder = boot.extracted(archive, "abc", NATIVE)
+    assert folder == str(tmp_path / "sticky" / "cache" / "bundles" / "native-abc")
 
 
 def test_entries_that_would_escape_the_cache_are_refused(tmp_path: Path) -> None:

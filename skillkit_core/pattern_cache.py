@@ -17,27 +17,34 @@ are in its name), so kept code is only ever given to the engine that made it; en
 keyed by the exact pattern and flags. Anything unexpected turns the cache off and ``re``
 compiles as usual: another Python implementation, an ``re`` whose cache is not the dict
 (type, pattern, flags) → pattern that CPython 3.11 to 3.13 keep, a file that cannot be
-read, is not this module's or is another user's, an entry the engine refuses
+read, is not this module's, is damaged (its checksum: :mod:`skillkit_core.sealed`) or is
+another user's, an entry the engine refuses
 (``_sre.compile`` checks the code it is given). Writing is skipped when Python is told
 not to write bytecode (``PYTHONDONTWRITEBYTECODE``), and failing to write is no error.
 """
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
+
+from skillkit_core.sealed import seal, unseal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT = 1
-"""Bumped when what an entry holds changes."""
+FORMAT = 2
+"""Bumped when the file's layout or what an entry holds changes (2: sealed)."""
 LIMIT = 400
 """Entries kept at most: fewer than ``re`` caches (512), so loading them evicts none."""
 MAX_BYTES = 4 << 20
 """Read at most this much of the file (400 entries take a few hundred KiB)."""
+MAX_RECORDED = 1024
+"""Compiled patterns whose arguments a process keeps at most before it forgets those
+``re``'s cache no longer holds (only those can be saved): a long-running process that
+compiles ever new patterns (the language server's worker runs the author's code) must
+not keep them all alive."""
 _HEADER = b"skillkit-patterns\0"
 
 
@@ -70,6 +77,9 @@ class PatternCache:
     ) -> None:
         self.path = path
         self.kept = kept
+        # New patterns a save had no room for: not new again for the next save (which
+        # would otherwise rewrite the file every time).
+        self._passed_over: set[tuple[Any, int]] = set()
         # Whether save() writes: as Python writes bytecode, unless told otherwise.
         self.write = not sys.dont_write_bytecode if write is None else write
 
@@ -118,7 +128,11 @@ class PatternCache:
                 found[key[1:]] = _plain(made[1])
             except (TypeError, ValueError):
                 continue  # arguments of a shape this module does not know
-        return {key: value for key, value in found.items() if key not in self.kept}
+        return {
+            key: value
+            for key, value in found.items()
+            if key not in self.kept and key not in self._passed_over
+        }
 
     def save(self) -> None:
         """Keep the patterns compiled since :meth:`open` with those in the file now and
@@ -134,20 +148,26 @@ class PatternCache:
         if not new or not self.write:
             return
         # What another process wrote since this one read the file stays (the language
-        # server and its worker share one, and save at different times).
+        # server and its worker share one, and save at different times), unless both
+        # write at the same moment: then one's new entries wait for its next run.
         table = dict(list(new.items())[:LIMIT])
         for key, value in (*_read(self.path).items(), *self.kept.items()):
             if len(table) >= LIMIT:
                 break
             table.setdefault(key, value)
+        self._passed_over.update(key for key in new if key not in table)
+        temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
-            data = _HEADER + marshal.dumps(table)
+            data = seal(_HEADER, table)
             os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-            temporary = f"{self.path}.{os.getpid()}.tmp"
             with open(temporary, "wb") as out:
                 out.write(data)
             os.replace(temporary, self.path)
         except (OSError, ValueError):
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                os.remove(temporary)  # a folder in the file's place, a full disk...
             return
         self.kept = table
 
@@ -163,10 +183,20 @@ def _record(module: Any, compile_: Any) -> None:
 
     def recording(*arguments: Any) -> Any:
         pattern = compile_(*arguments)
+        if len(recorded) >= MAX_RECORDED:
+            _forget_uncached(recorded)
         recorded[id(pattern)] = (pattern, arguments)
         return pattern
 
     module.compile = recording
+
+
+def _forget_uncached(recorded: dict[int, tuple[Any, tuple]]) -> None:
+    """Drop the records of patterns ``re``'s cache no longer holds."""
+    cache = getattr(sys.modules.get("re"), "_cache", None)
+    live = {id(pattern) for pattern in cache.values()} if isinstance(cache, dict) else set()
+    for key in [key for key in recorded if key not in live]:
+        del recorded[key]
 
 
 def _keyed_as_expected(re: Any) -> bool:
@@ -190,12 +220,7 @@ def _read(path: str) -> dict[tuple[Any, int], tuple]:
         data = read_regular_file(path, MAX_BYTES, own=True)
     except OSError:
         return {}
-    if not data or not data.startswith(_HEADER):
-        return {}
-    try:
-        table = marshal.loads(memoryview(data)[len(_HEADER) :])
-    except (EOFError, ValueError, TypeError):
-        return {}
+    table = unseal(_HEADER, data)
     return table if isinstance(table, dict) else {}
 
 

@@ -16,15 +16,15 @@ and the code that ``dataclasses`` and ``typing`` compile from generated text is 
 beside them (:class:`CodeCache`), as ``__pycache__`` caches the modules' bytecode; so are
 the regular expressions a call compiles (``skillkit_core.pattern_cache``).
 
-Beyond what the skill imports anyway, the common path uses only ``os``, ``sys`` and
-``marshal``; ``zipfile`` and friends are imported on the one call that extracts.
+Beyond what the skill imports anyway, the common path uses only ``os``, ``sys``,
+``marshal`` and ``binascii`` (in ``skillkit_core.sealed``); ``zipfile`` and friends are
+imported on the one call that extracts.
 Failures print the protocol's JSON ``error`` result, never a traceback (unless
 ``SKILLKIT_DEBUG=1``).
 """
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
 
@@ -363,13 +363,17 @@ class CodeCache:
     a hit runs the very code compiling the text would give (both modules compile with
     no inherited ``__future__`` flags). It is installed as each module's own global
     ``exec``/``compile``, so nothing outside those two modules sees it. A miss compiles
-    as usual and is saved when the call ends; an unreadable file is ignored."""
+    as usual and is saved when the call ends; an unreadable or damaged file is ignored
+    (it is sealed with a checksum: ``skillkit_core.sealed``, imported from the unpacked
+    bundle, which is on ``sys.path`` by then)."""
 
     LIMIT = 10_000
     """Entries kept at most, so text that differs on every call cannot grow the file."""
 
     def __init__(self, path: str) -> None:
         import builtins
+
+        from skillkit_core.sealed import unseal
 
         self.path = path
         self.header = b"skillkit-code\0" + sys.hexversion.to_bytes(4, "little")
@@ -379,13 +383,11 @@ class CodeCache:
         self._compile = builtins.compile
         try:
             with open(path, "rb") as handle:
-                data = handle.read()  # one read: marshal.load(handle) reads per object
-            if data.startswith(self.header):
-                table = marshal.loads(memoryview(data)[len(self.header) :])
-                if type(table) is dict:
-                    self.table = table
-        except (OSError, EOFError, ValueError, TypeError):
-            pass  # no cache yet, or one this Python cannot read: compile as usual
+                table = unseal(self.header, handle.read())
+        except OSError:
+            table = None  # no cache yet: compile as usual
+        if type(table) is dict:
+            self.table = table
 
     def install(self) -> None:
         """Give ``dataclasses`` and ``typing`` the cached ``exec`` and ``compile``."""
@@ -435,10 +437,12 @@ class CodeCache:
         calls each write a whole file; the last one wins)."""
         if not self.added:
             return
+        from skillkit_core.sealed import seal
+
         partial = f"{self.path}.{os.getpid()}.tmp"
         try:
             with open(partial, "wb") as handle:
-                handle.write(self.header + marshal.dumps(self.table))
+                handle.write(seal(self.header, self.table))
             os.replace(partial, self.path)
         except (OSError, ValueError):  # a read-only cache: the next call compiles again
             import contextlib

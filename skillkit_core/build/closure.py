@@ -32,7 +32,7 @@ from skillkit_core.errors import BuildError
 SKILLKIT = "skillkit_core"
 RUNTIME_ROOTS = ("skillkit_core.protocol",)
 """Packages taken with every submodule: the protocol serves every subcommand."""
-RUNTIME_MODULES = ("skillkit_core.pattern_cache",)
+RUNTIME_MODULES = ("skillkit_core.pattern_cache", "skillkit_core.sealed")
 """Modules the pyz's start-up code (``skillkit_core/build/boot.py``) imports itself."""
 
 # Seconds the probe may take beyond the module's own time limit (start and imports).

@@ -273,9 +273,11 @@ def _check_manifest(
     slot, plain = cache.find(target.path, hosts) if cache is not None else (None, None)
     if plain is not None:
         try:
-            return _report_from_plain(target, plain)
+            report = _report_from_plain(target, plain)
         except (ValueError, TypeError):  # not a report: check again
-            pass
+            report = None
+        if report is not None and _well_formed(report):
+            return report
     # Imported here: a check whose folders are all cached needs neither the rules nor
     # the YAML parser.
     from skillkit_core.lint.check_folder import check_folder
@@ -286,6 +288,23 @@ def _check_manifest(
     if cache is not None and slot is not None and _cacheable(report):
         cache.keep(slot, _plain_report(result), report.folder.outside_answers)
     return result
+
+
+_SEVERITIES = frozenset({"error", "warning", "info"})
+
+
+def _well_formed(report: TargetReport) -> bool:
+    """Whether a report read back from the cache has the shape of one a check makes (a
+    pack is sealed against damage; this keeps a made-up one from failing the output)."""
+    return type(report.suppressed) is int and all(
+        type(d.rule) is str
+        and d.severity in _SEVERITIES
+        and type(d.message) is str
+        and (d.file is None or type(d.file) is str)
+        and (d.step is None or type(d.step) is str)
+        and (d.range is None or all(type(n) is int for n in d.range))
+        for d in report.diagnostics
+    )
 
 
 def _cacheable(report: FolderReport) -> bool:

@@ -39,7 +39,6 @@ as long are removed now and then. A pack another user owns is never read.
 
 from __future__ import annotations
 
-import marshal
 import os
 import sys
 import time
@@ -47,6 +46,7 @@ import time
 from skillkit_core.cache_folder import cache_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
+from skillkit_core.sealed import seal, unseal
 
 try:  # hashlib's import loads OpenSSL, which costs more than hashing a skill folder
     from _blake2 import blake2b
@@ -59,8 +59,9 @@ if TYPE_CHECKING:
 
     from skillkit_core.pattern_cache import PatternCache
 
-# Bumped when what an entry holds changes.
-FORMAT = 1
+# Bumped when the packs' layout or what an entry holds changes (2: sealed).
+FORMAT = 2
+_HEADER = b"skillkit-results\0"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_FOLDER_BYTES = 64 * 1024 * 1024
 STALE_DAYS = 30
@@ -202,8 +203,9 @@ class ResultCache:
 
     def save(self) -> None:
         """Write what was noted, each pack once (merged with what other checks wrote
-        to it meanwhile, entries older than :data:`STALE_DAYS` days left out). Best
-        effort: a cache that cannot be written is no error."""
+        to it meanwhile, unless one wrote at the same moment: then its folders are
+        checked again by a later run; entries older than :data:`STALE_DAYS` days left
+        out). Best effort: a cache that cannot be written is no error."""
         code = self._code_version()
         if code is None or not self._kept:
             return
@@ -217,15 +219,16 @@ class ResultCache:
             current = self._read_pack(pack)
             current.update(entries)
             fresh = {f: e for f, e in current.items() if _written(e) >= limit}
+            path = os.path.join(version, pack)
+            temporary = f"{path}.{os.getpid()}.tmp"
             try:
-                data = marshal.dumps(fresh)
+                data = seal(_HEADER, fresh)
                 os.makedirs(version, mode=0o700, exist_ok=True)
-                path = os.path.join(version, pack)
-                temporary = f"{path}.{os.getpid()}.tmp"
                 with open(temporary, "wb") as out:
                     out.write(data)
                 os.replace(temporary, path)
             except (OSError, ValueError):
+                _remove_quietly(temporary)  # a folder in the pack's place, a full disk...
                 continue
             self._packs[pack] = fresh
             if pack.startswith("00"):  # now and then (one pack written in 256)
@@ -241,16 +244,14 @@ class ResultCache:
         if code is None:
             return {}
         # Another user's pack is not read: findings it planted could hide a skill's
-        # problems (and marshal is not made for data it cannot trust).
+        # problems (and marshal is not made for data it cannot trust). A damaged one
+        # fails its checksum.
         path = os.path.join(self.directory, _VERSION_PREFIX + code, pack)
         try:
             data = read_regular_file(path, sys.maxsize, own=True)
         except OSError:
             return {}
-        try:
-            entries = marshal.loads(data) if data else {}
-        except (EOFError, ValueError, TypeError):
-            return {}
+        entries = unseal(_HEADER, data)
         return entries if isinstance(entries, dict) else {}
 
     def _code_version(self) -> str | None:
@@ -328,6 +329,13 @@ def _read_regular(path: str) -> bytes | None:
         return read_regular_file(path, sys.maxsize)
     except OSError:
         return None
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        return
 
 
 def _still_true(answers: Any) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from skillkit_core.build import boot
+from skillkit_core.sealed import seal
 from tests.build.conftest import agent_env
 from tests.protocol.support import DEPLOY_CHECK
 
@@ -47,7 +48,15 @@ def test_generated_code_is_compiled_once_and_reused_by_the_next_call(tmp_path: P
 
 def test_an_unreadable_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "code.bin"
-    for content in (b"", b"garbage", boot.CodeCache(str(path)).header + b"\xff\x00"):
+    header = boot.CodeCache(str(path)).header
+    sealed = bytearray(seal(header, {(INIT, "<string>", "exec"): compile("0", "", "eval")}))
+    sealed[-2] ^= 0x01  # one bit of a code object: marshal would build another
+    damaged = (
+        bytes(sealed),
+        # A list that says it holds two billion items: marshal would allocate for them.
+        header + b"\0\0\0\0[" + (2**31 - 1).to_bytes(4, "little"),
+    )
+    for content in (b"", b"garbage", header + b"\xff\x00", *damaged):
         path.write_bytes(content)
         cache = boot.CodeCache(str(path))
         assert cache.table == {}

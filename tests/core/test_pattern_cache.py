@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from skillkit_core.pattern_cache import LIMIT, file_name
+from skillkit_core.pattern_cache import _HEADER as HEADER
+from skillkit_core.pattern_cache import LIMIT, MAX_RECORDED, file_name
+from skillkit_core.sealed import seal, unseal
 
 ROOT = Path(__file__).parents[2]
 # SKILL.md folders of many shapes (broken YAML, odd names, hidden folders, scripts).
@@ -140,24 +142,31 @@ print(json.dumps({"opened": cache is not None, "kept": len(cache.kept), "results
 
 def _damaged_tables(good: dict) -> dict[str, bytes]:
     """Files a damaged or foreign cache could hold, each with the right name."""
-    header = b"skillkit-patterns\0"
     (text, flags), arguments = next(iter(good.items()))
     pattern, final_flags, code, groups, groupindex, indexgroup = arguments
     garbage_code = (pattern, final_flags, [999999] * len(code), groups, groupindex, indexgroup)
     short_code = (pattern, final_flags, code[:3], groups, groupindex, indexgroup)
     other_text = ("something else", *arguments[1:])
+    sealed = seal(HEADER, good)
+    changed = bytearray(sealed)
+    changed[len(sealed) // 2] ^= 0x01  # one bit: marshal would read another table
     return {
         "empty": b"",
         "no header": marshal.dumps(good),
-        "truncated": header + marshal.dumps(good)[:-7],
-        "random": header + os.urandom(4096),
-        "not a dict": header + marshal.dumps([1, 2, 3]),
-        "bad keys": header + marshal.dumps({1: 2, ("x",): (), ("x", "0"): ("x",)}),
-        "bad arguments": header + marshal.dumps({(text, flags): ("too", "few")}),
-        "garbage code": header + marshal.dumps({(text, flags): garbage_code}),
-        "short code": header + marshal.dumps({(text, flags): short_code}),
-        "another pattern's key": header + marshal.dumps({(text, flags): other_text}),
-        "wrong types": header + marshal.dumps({(text, flags): (text, "0", code, 0, [], [])}),
+        "unsealed": HEADER + marshal.dumps(good),
+        "truncated": sealed[:-7],
+        "one bit changed": bytes(changed),
+        # A list that says it holds two billion items: marshal would allocate for them.
+        "a damaged length": HEADER + b"\0\0\0\0" + b"[" + (2**31 - 1).to_bytes(4, "little"),
+        "random": HEADER + os.urandom(4096),
+        # Sealed as a save seals, but not what a save writes.
+        "not a dict": seal(HEADER, [1, 2, 3]),
+        "bad keys": seal(HEADER, {1: 2, ("x",): (), ("x", "0"): ("x",)}),
+        "bad arguments": seal(HEADER, {(text, flags): ("too", "few")}),
+        "garbage code": seal(HEADER, {(text, flags): garbage_code}),
+        "short code": seal(HEADER, {(text, flags): short_code}),
+        "another pattern's key": seal(HEADER, {(text, flags): other_text}),
+        "wrong types": seal(HEADER, {(text, flags): (text, "0", code, 0, [], [])}),
     }
 
 
@@ -170,8 +179,7 @@ def test_a_damaged_file_changes_nothing(tmp_path: Path) -> None:
     made = tmp_path / "made"
     first = _python(FIRST_RUN, str(made), str(SKILLS))
     assert first.returncode == 0, first.stderr
-    data = _cache_file(made).read_bytes()
-    good = marshal.loads(data[len(b"skillkit-patterns\0") :])
+    good = unseal(HEADER, _cache_file(made).read_bytes())
     assorted_keys = [key for key in good if key[0] == r"(?P<word>\w+)\s+(?P=word)"]
     good = {assorted_keys[0]: good[assorted_keys[0]], **good}
 
@@ -216,8 +224,56 @@ def test_the_file_keeps_at_most_the_limit(tmp_path: Path) -> None:
     run = _python(SAVE_RUN, str(tmp_path), str(LIMIT + 50))
     assert run.returncode == 0, run.stderr
     assert int(run.stdout) == LIMIT
-    table = marshal.loads(_cache_file(tmp_path).read_bytes()[len(b"skillkit-patterns\0") :])
+    table = unseal(HEADER, _cache_file(tmp_path).read_bytes())
     assert len(table) == LIMIT
+    # The fifty it had no room for are not new again: a save does not rewrite the file.
+    path = _cache_file(tmp_path)
+    os.utime(path, (1_000_000, 1_000_000))
+    again = _python(SAVE_TWICE, str(tmp_path), str(LIMIT + 50))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split() == ["wrote", "same"]
+
+
+SAVE_TWICE = r"""
+import os, re, sys
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+for index in range(int(sys.argv[2])):
+    re.compile(f"pattern {index} x*")
+re.compile("one more")
+cache.save()
+print("wrote" if os.stat(cache.path).st_mtime != 1_000_000 else "same")
+os.utime(cache.path, (1_000_000, 1_000_000))
+cache.save()
+print("wrote" if os.stat(cache.path).st_mtime != 1_000_000 else "same")
+"""
+
+
+RECORDS_RUN = r"""
+import re, sys
+from skillkit_core import pattern_cache
+from skillkit_core.pattern_cache import PatternCache
+cache = PatternCache.open(sys.argv[1])
+for index in range(20_000):
+    re.compile(f"made once {index}")
+print(len(pattern_cache._recorded))
+"""
+
+
+def test_a_process_compiling_ever_new_patterns_keeps_few_alive(tmp_path: Path) -> None:
+    # The language server's worker runs the author's code, which may compile a new
+    # pattern for every document it sees.
+    run = _python(RECORDS_RUN, str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout) <= MAX_RECORDED + 1
+
+
+def test_a_save_that_cannot_replace_the_file_leaves_nothing_behind(tmp_path: Path) -> None:
+    _cache_file(tmp_path).mkdir(parents=True)  # a folder where the file goes
+    for _ in range(2):
+        run = _python(SAVE_RUN, str(tmp_path), "3")
+        assert run.returncode == 0, run.stderr
+    assert [path.name for path in tmp_path.iterdir()] == [_cache_file(tmp_path).name]
 
 
 def test_an_unwritable_cache_folder_is_no_error(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ from skillkit_core.lint import check_folder as check_folder_module
 from skillkit_core.lint import result_cache
 from skillkit_core.lint.check_paths import run_check
 from skillkit_core.lint.format import render_json
+from skillkit_core.lint.result_cache import _HEADER as HEADER
 from skillkit_core.lint.result_cache import ResultCache
+from skillkit_core.sealed import seal, unseal
 from tests.core.lint.skillmd_support import make_skill, skill_md
 
 CORPUS = Path(__file__).parents[3].parent / "shared" / "corpus"
@@ -237,12 +239,73 @@ def test_another_users_pack_is_not_read(
     planted = ([("planted", "error", "a planted finding", None, None, None, None, [])], [], 0)
     entries = {
         name: (key, planted, answers, written)
-        for name, (key, _, answers, written) in marshal.loads(pack.read_bytes()).items()
+        for name, (key, _, answers, written) in unseal(HEADER, pack.read_bytes()).items()
     }
-    pack.write_bytes(marshal.dumps(entries))
+    pack.write_bytes(seal(HEADER, entries))
     os.chown(pack, 12345, 12345)
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2  # checked again, not read back
+
+
+def _damaged_packs(sealed: bytes) -> dict[str, bytes]:
+    changed = bytearray(sealed)
+    changed[-3] ^= 0x01  # one bit: marshal would read other findings
+    return {
+        "one bit changed": bytes(changed),
+        # A list that says it holds two billion items: marshal would allocate for them.
+        "a damaged length": HEADER + b"\0\0\0\0" + b"[" + (2**31 - 1).to_bytes(4, "little"),
+        "unsealed": HEADER + marshal.dumps(unseal(HEADER, sealed)),
+    }
+
+
+def test_a_damaged_pack_is_checked_again(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    good = pack.read_bytes()
+    for label, content in _damaged_packs(good).items():
+        pack.write_bytes(content)
+        calls = counted.calls
+        assert _json([str(folder)], ResultCache(cache.directory)) == fresh, label
+        assert counted.calls == calls + 1, label
+
+
+@pytest.mark.parametrize(
+    "diagnostic",
+    [
+        ("r", "bogus", "m", None, None, None, None, []),
+        ("r", "error", ["m"], None, None, None, None, []),
+        ("r", "error", "m", None, None, ("a", "b", "c", "d"), None, []),
+    ],
+    ids=["unknown severity", "message not text", "range not numbers"],
+)
+def test_a_made_up_report_in_a_pack_is_checked_again(
+    tmp_path: Path, cache: ResultCache, counted: Counted, diagnostic: tuple
+) -> None:
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    entries = {
+        name: (key, ([diagnostic], [], 0), answers, written)
+        for name, (key, _, answers, written) in unseal(HEADER, pack.read_bytes()).items()
+    }
+    pack.write_bytes(seal(HEADER, entries))
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+    assert counted.calls == 2
+
+
+def test_a_save_that_cannot_replace_a_pack_leaves_nothing_behind(
+    tmp_path: Path, cache: ResultCache
+) -> None:
+    folder = _skill(tmp_path)
+    _json([str(folder)], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    pack.unlink()
+    pack.mkdir()  # a folder where the pack goes
+    _json([str(folder)], ResultCache(cache.directory))
+    assert [p.name for p in pack.parent.iterdir()] == [pack.name]
 
 
 def test_an_unwritable_cache_is_no_error(tmp_path: Path) -> None:

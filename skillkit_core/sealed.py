@@ -1,0 +1,45 @@
+"""Cache files in ``marshal`` form, sealed with a checksum of their content.
+
+``marshal`` is fast, but it trusts its input: a few wrong bytes can make it build a
+different value without complaint (a number shared by many entries, changed once,
+changes them all) or allocate gigabytes for a list that a damaged length announces. So
+every cache file skillkit writes in this form (compiled patterns, ``check``'s results, a
+built skill's generated code) carries a CRC-32 of its content after its header, checked
+before ``marshal`` reads a byte of it: a damaged file is ignored, as a missing one is.
+
+This guards against damage, not against someone who may write the file: the caches are
+read only from folders and files of the user's own (see each cache), and such a person
+could change skillkit itself.
+"""
+
+from __future__ import annotations
+
+import marshal
+from binascii import crc32
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_CHECK_BYTES = 4
+
+
+def seal(header: bytes, value: Any) -> bytes:
+    """``header``, the checksum of ``value`` in ``marshal`` form, then that form."""
+    data = marshal.dumps(value)
+    return header + crc32(data).to_bytes(_CHECK_BYTES, "little") + data
+
+
+def unseal(header: bytes, sealed: bytes | None) -> Any:
+    """The value :func:`seal` sealed with ``header``; ``None`` when ``sealed`` is missing,
+    has another header, does not match its checksum, or cannot be read."""
+    start = len(header) + _CHECK_BYTES
+    if not sealed or len(sealed) < start or not sealed.startswith(header):
+        return None
+    data = memoryview(sealed)[start:]
+    if crc32(data) != int.from_bytes(sealed[len(header) : start], "little"):
+        return None
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError, MemoryError):
+        return None

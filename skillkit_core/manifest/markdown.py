@@ -220,8 +220,9 @@ def _scan_prose_line(scan: MarkdownScan, text: str, line: int, links_only: bool 
     if "]:" in text:
         definition = re.match(_REF_DEFINITION, text)
         if definition:
-            target = definition.group(1).strip("<>")
-            start = definition.start(1) + (1 if definition.group(1).startswith("<") else 0)
+            target, start = definition.group(1), definition.start(1)
+            if target.startswith("<") and target.endswith(">") and len(target) > 1:
+                target, start = target[1:-1], start + 1  # <target>: what is between
             scan.links.append(Link(target, SourceRange(line, start, line, start + len(target))))
             # It starts the line, and a link may lie inside its target: spans must merge.
             taken.insert(0, (definition.start(), definition.end()))

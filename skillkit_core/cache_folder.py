@@ -1,8 +1,11 @@
 """skillkit's folder in the user's cache: one answer for every part that keeps files there.
 
-It is ``$SKILLKIT_CACHE_DIR`` when that is set (skillkit's whole cache: a sandbox, a CI
-job or a test session points it at a folder of its own), else ``skillkit`` in the
-platform's per-user cache folder (:func:`platform_cache_home`). Below it live:
+It is ``$SKILLKIT_CACHE_DIR`` when that is an absolute path (skillkit's whole cache: a
+sandbox, a CI job or a test session points it at a folder of its own), else ``skillkit``
+in the platform's per-user cache folder (:func:`platform_cache_home`), else, for a user
+without a home to keep it in, ``skillkit-<uid>`` in the temp folder
+(:func:`temp_cache_root`). A relative path is never taken: a built skill runs from
+whatever folder the agent is in, and would fill each of them with a cache. Below it live:
 
 - ``wheels``: native wheels a build fetched for other platforms
   (:mod:`skillkit_core.build.wheels`);
@@ -14,7 +17,7 @@ platform's per-user cache folder (:func:`platform_cache_home`). Below it live:
 - ``rules`` and ``editor``: the language server's rule pages and the previews its commands
   write.
 
-Only ``os`` and ``sys`` are imported: ``skillkit check`` asks on its hot path.
+Only ``os`` and ``sys`` are imported up front: ``skillkit check`` asks on its hot path.
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ VARIABLE = "SKILLKIT_CACHE_DIR"
 
 
 def cache_root() -> str:
-    """``$SKILLKIT_CACHE_DIR``, else ``skillkit`` in :func:`platform_cache_home`."""
-    configured = os.environ.get(VARIABLE)
-    if configured:
+    """``$SKILLKIT_CACHE_DIR``, else ``skillkit`` in :func:`platform_cache_home`, else
+    :func:`temp_cache_root` (see the module's description)."""
+    configured = os.environ.get(VARIABLE, "")
+    if os.path.isabs(configured):
         return configured
-    return os.path.join(platform_cache_home(), "skillkit")
+    base = platform_cache_home()
+    return temp_cache_root() if base is None else os.path.join(base, "skillkit")
 
 
 def cache_folder(name: str) -> str:
@@ -38,14 +43,47 @@ def cache_folder(name: str) -> str:
     return os.path.join(cache_root(), name)
 
 
-def platform_cache_home() -> str:
-    """The per-user cache folder: ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on
-    Windows, else ``$XDG_CACHE_HOME`` when it is an absolute path and ``~/.cache``
-    otherwise (the XDG Base Directory specification has a relative value ignored)."""
-    home = os.path.expanduser("~")
+def platform_cache_home() -> str | None:
+    """The per-user cache folder: ``%LOCALAPPDATA%`` on Windows, ``~/Library/Caches`` on
+    macOS, else ``$XDG_CACHE_HOME`` when it is an absolute path (the XDG Base Directory
+    specification has a relative value ignored) and ``~/.cache`` otherwise; ``None``
+    when it lies in a home folder the user has none of (:func:`user_home`)."""
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        return local or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+    if sys.platform != "darwin":
+        configured = os.environ.get("XDG_CACHE_HOME", "")
+        if os.path.isabs(configured):
+            return configured
+    home = user_home()
+    if home is None:
+        return None
     if sys.platform == "darwin":
         return os.path.join(home, "Library", "Caches")
-    if sys.platform == "win32":
-        return os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-    configured = os.environ.get("XDG_CACHE_HOME", "")
-    return configured if os.path.isabs(configured) else os.path.join(home, ".cache")
+    return os.path.join(home, ".cache")
+
+
+def user_home() -> str | None:
+    """``$HOME`` when it is an absolute path, else the home the user database gives, when
+    that is one; ``None`` otherwise (an empty or relative ``$HOME`` would put a cache in
+    ``/`` or in the current folder)."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, AttributeError):
+        return None
+    return home if os.path.isabs(home) else None
+
+
+def temp_cache_root() -> str:
+    """``skillkit-<uid>`` in the temp folder: the cache of a user without a home folder,
+    and where a built skill unpacks when the user's cache cannot be written (it checks
+    that no other user could change what it finds there)."""
+    import tempfile
+
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return os.path.join(tempfile.gettempdir(), f"skillkit-{user}")

@@ -497,7 +497,7 @@ def extracted(archive: str, digest: str, member: str) -> str:
     a new build never reuses stale files."""
     kind = "python" if member == PURE_MEMBER else "native"
     name = f"{kind}-{digest}"
-    bases = [_primary_cache(), *_fallback_caches()]
+    bases = list(dict.fromkeys([_primary_cache(), *_fallback_caches()]))
     for base in bases:
         folder = os.path.join(base, name)
         if os.path.isdir(folder):
@@ -517,26 +517,48 @@ def extracted(archive: str, digest: str, member: str) -> str:
 
 
 def _primary_cache() -> str:
-    """``bundles`` in skillkit's cache: the rule of ``skillkit_core.cache_folder``, copied
-    because nothing of skillkit can be imported yet (a test keeps the two equal)."""
-    configured = os.environ.get("SKILLKIT_CACHE_DIR")
-    if configured:
+    """``bundles`` in skillkit's cache: the rule of ``skillkit_core.cache_folder``
+    (``cache_root``), copied because nothing of skillkit can be imported yet (a test
+    keeps the two equal)."""
+    configured = os.environ.get("SKILLKIT_CACHE_DIR", "")
+    if os.path.isabs(configured):
         return os.path.join(configured, "bundles")
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        base = os.path.join(home, "Library", "Caches")
-    elif sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    base = None
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        base = local or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+    elif sys.platform != "darwin" and os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
+        base = os.environ["XDG_CACHE_HOME"]
     else:
-        base = os.environ.get("XDG_CACHE_HOME", "")
-        base = base if os.path.isabs(base) else os.path.join(home, ".cache")
+        home = _user_home()
+        if home is not None and sys.platform == "darwin":
+            base = os.path.join(home, "Library", "Caches")
+        elif home is not None:
+            base = os.path.join(home, ".cache")
+    if base is None:
+        return _fallback_caches()[0]
     return os.path.join(base, "skillkit", "bundles")
 
 
+def _user_home() -> str | None:
+    """``skillkit_core.cache_folder.user_home``."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, AttributeError):
+        return None
+    return home if os.path.isabs(home) else None
+
+
 def _fallback_caches() -> list[str]:
-    """A private folder under the temp dir, for a home without a writable cache (none
-    when ``SKILLKIT_CACHE_DIR`` is set: that choice is final)."""
-    if os.environ.get("SKILLKIT_CACHE_DIR"):
+    """``bundles`` in ``skillkit_core.cache_folder.temp_cache_root``, for a home whose
+    cache cannot be written (none when ``SKILLKIT_CACHE_DIR`` is set: that choice is
+    final)."""
+    if os.path.isabs(os.environ.get("SKILLKIT_CACHE_DIR", "")):
         return []
     import tempfile
 

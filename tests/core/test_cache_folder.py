@@ -4,7 +4,10 @@ of it that a built skill's boot code carries."""
 from __future__ import annotations
 
 import os
+import pwd
 import sys
+import tempfile
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +15,10 @@ from skillkit_core.build import boot
 from skillkit_core.cache_folder import cache_folder, cache_root, platform_cache_home
 
 HOME = "/home/someone"
+# The home the user database gives (when $HOME is no absolute path).
+DATABASE_HOME = "/var/lib/someone"
+TEMP = "/tmp/for-tests"
+TEMP_ROOT = f"{TEMP}/skillkit-{os.getuid()}"
 
 # (environment, platform, the cache root expected).
 CASES = [
@@ -26,17 +33,30 @@ CASES = [
     ({"XDG_CACHE_HOME": "relative/cache"}, "linux", f"{HOME}/.cache/skillkit"),
     ({"XDG_CACHE_HOME": "/x/cache"}, "darwin", f"{HOME}/Library/Caches/skillkit"),
     ({"SKILLKIT_CACHE_DIR": "/ci/cache"}, "darwin", "/ci/cache"),
+    # A relative path is never taken: a built skill runs from any folder.
+    ({"SKILLKIT_CACHE_DIR": "cache"}, "linux", f"{HOME}/.cache/skillkit"),
+    # An empty or relative $HOME would put the cache in / or in the current folder.
+    ({"HOME": ""}, "linux", f"{DATABASE_HOME}/.cache/skillkit"),
+    ({"HOME": "relative-home"}, "linux", f"{DATABASE_HOME}/.cache/skillkit"),
+    ({"HOME": "relative-home"}, "darwin", f"{DATABASE_HOME}/Library/Caches/skillkit"),
+    ({"HOME": "", "XDG_CACHE_HOME": "/x/cache"}, "linux", "/x/cache/skillkit"),
+    # No home anywhere: the temp folder's skillkit-<uid>.
+    ({"HOME": "", "no database home": ""}, "linux", TEMP_ROOT),
 ]
 
 
 @pytest.fixture
 def environment(monkeypatch: pytest.MonkeyPatch):
     def set_up(values: dict[str, str], platform: str) -> None:
+        values = dict(values)
         for name in ("SKILLKIT_CACHE_DIR", "XDG_CACHE_HOME", "LOCALAPPDATA"):
             monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HOME", HOME)
+        database_home = "" if values.pop("no database home", None) is not None else DATABASE_HOME
         for name, value in values.items():
             monkeypatch.setenv(name, value)
-        monkeypatch.setenv("HOME", HOME)
+        monkeypatch.setattr(pwd, "getpwuid", lambda _uid: SimpleNamespace(pw_dir=database_home))
+        monkeypatch.setattr(tempfile, "tempdir", TEMP)
         monkeypatch.setattr(sys, "platform", platform)
 
     return set_up

@@ -228,20 +228,27 @@ def test_a_damaged_cache_is_ignored_and_rewritten(
     assert counted.calls == 2  # checked again once, then read back
 
 
+def _replace_reports(cache: ResultCache, plain: tuple) -> Path:
+    """Give every entry of the cache's one pack the report ``plain`` (sealed as a check
+    seals); the pack's path."""
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    entries = {
+        name: (key, plain, answers, written)
+        for name, (key, _, answers, written) in unseal(HEADER, pack.read_bytes()).items()
+    }
+    pack.write_bytes(seal(HEADER, entries))
+    return pack
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
 def test_another_users_pack_is_not_read(
     tmp_path: Path, cache: ResultCache, counted: Counted
 ) -> None:
     folder = _skill(tmp_path)
     fresh = _json([str(folder)], cache)
-    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
     # Findings for the folder written by someone else: read back, they would be shown.
-    planted = ([("planted", "error", "a planted finding", None, None, None, None, [])], [], 0)
-    entries = {
-        name: (key, planted, answers, written)
-        for name, (key, _, answers, written) in unseal(HEADER, pack.read_bytes()).items()
-    }
-    pack.write_bytes(seal(HEADER, entries))
+    planted = ("planted", "error", "a planted finding", None, None, None, None, [])
+    pack = _replace_reports(cache, ([planted], [], 0))
     os.chown(pack, 12345, 12345)
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2  # checked again, not read back
@@ -286,12 +293,7 @@ def test_a_made_up_report_in_a_pack_is_checked_again(
 ) -> None:
     folder = _skill(tmp_path)
     fresh = _json([str(folder)], cache)
-    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
-    entries = {
-        name: (key, ([diagnostic], [], 0), answers, written)
-        for name, (key, _, answers, written) in unseal(HEADER, pack.read_bytes()).items()
-    }
-    pack.write_bytes(seal(HEADER, entries))
+    _replace_reports(cache, ([diagnostic], [], 0))
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2
 

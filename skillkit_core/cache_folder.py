@@ -80,10 +80,39 @@ def user_home() -> str | None:
 
 
 def temp_cache_root() -> str:
-    """``skillkit-<uid>`` in the temp folder: the cache of a user without a home folder,
-    and where a built skill unpacks when the user's cache cannot be written (it checks
-    that no other user could change what it finds there)."""
-    import tempfile
-
+    """``skillkit-<uid>`` in :func:`temp_folder`: the cache of a user without a home
+    folder, and where a built skill unpacks when the user's cache cannot be written (it
+    checks that no other user could change what it finds there)."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return os.path.join(tempfile.gettempdir(), f"skillkit-{user}")
+    return os.path.join(temp_folder(), f"skillkit-{user}")
+
+
+def temp_folder() -> str:
+    """``$TMPDIR``, ``$TEMP`` or ``$TMP`` when one is an absolute path to a folder, else
+    the first of ``/tmp``, ``/var/tmp`` and ``/usr/tmp`` there is. Not
+    ``tempfile.gettempdir``: it takes the current folder when no other can be written
+    (a cache would land in the agent's project), and writes a probe file to choose."""
+    for variable in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(variable, "")
+        if os.path.isabs(value) and os.path.isdir(value):
+            return value
+    return next((c for c in ("/tmp", "/var/tmp", "/usr/tmp") if os.path.isdir(c)), "/tmp")
+
+
+def make_private_folders(path: str) -> None:
+    """Make ``path`` and the folders above it that are missing, each open to this user
+    alone (``os.makedirs`` gives those above the umask's mode: a ``skillkit-<uid>`` in
+    the temp folder made so is one the session store refuses). Raises ``OSError`` as
+    ``os.mkdir`` does, but not when a folder already exists."""
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
+from skillkit_core.cache_folder import make_private_folders
 from skillkit_core.sealed import seal, unseal
 
 TYPE_CHECKING = False
@@ -159,7 +160,7 @@ class PatternCache:
         temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
             data = seal(_HEADER, table)
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            make_private_folders(os.path.dirname(self.path))
             with open(temporary, "wb") as out:
                 out.write(data)
             os.replace(temporary, self.path)

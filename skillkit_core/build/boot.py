@@ -345,8 +345,11 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
 
 
 def code_cache_path(python_dir: str) -> str:
-    """Where the :class:`CodeCache` of an unpacked bundle lives, per interpreter."""
-    return os.path.join(python_dir, f"_skillkit_code.{sys.implementation.cache_tag}.bin")
+    """Where the :class:`CodeCache` of an unpacked bundle lives, per interpreter (its
+    exact version: two patch releases sharing a bundle must not rewrite one file in
+    turn)."""
+    tag = sys.implementation.cache_tag
+    return os.path.join(python_dir, f"_skillkit_code.{tag}-{sys.hexversion:x}.bin")
 
 
 class CodeCache:
@@ -369,10 +372,13 @@ class CodeCache:
 
     LIMIT = 10_000
     """Entries kept at most, so text that differs on every call cannot grow the file."""
+    MAX_BYTES = 64 << 20
+    """Read at most this much of the file (a call's code takes about half a MiB)."""
 
     def __init__(self, path: str) -> None:
         import builtins
 
+        from skillkit_core.regular_file import read_regular_file
         from skillkit_core.sealed import unseal
 
         self.path = path
@@ -381,9 +387,8 @@ class CodeCache:
         self.added = False
         self._exec = builtins.exec
         self._compile = builtins.compile
-        try:
-            with open(path, "rb") as handle:
-                table = unseal(self.header, handle.read())
+        try:  # never waits on a FIFO put in the file's place
+            table = unseal(self.header, read_regular_file(path, self.MAX_BYTES))
         except OSError:
             table = None  # no cache yet: compile as usual
         if type(table) is dict:
@@ -497,16 +502,15 @@ def extracted(archive: str, digest: str, member: str) -> str:
     a new build never reuses stale files."""
     kind = "python" if member == PURE_MEMBER else "native"
     name = f"{kind}-{digest}"
-    bases = list(dict.fromkeys([_primary_cache(), *_fallback_caches()]))
-    for base in bases:
-        folder = os.path.join(base, name)
-        if os.path.isdir(folder):
-            try:
-                folder = _private(folder)
-            except OSError:
-                continue  # its files are not to be trusted: unpack where they are
-            _touch(folder)
-            return folder
+    primary = _primary_cache()
+    found = _unpacked(primary, name)  # the common case: no look at the temp folder
+    if found is not None:
+        return found
+    bases = list(dict.fromkeys([primary, *_fallback_caches()]))
+    for base in bases[1:]:
+        found = _unpacked(base, name)
+        if found is not None:
+            return found
     problems = []
     for base in bases:
         try:
@@ -514,6 +518,20 @@ def extracted(archive: str, digest: str, member: str) -> str:
         except OSError as error:
             problems.append(f"{base}: {error}")
     fail("cache", f"cannot unpack the skill's {kind} files: " + "; ".join(problems))
+
+
+def _unpacked(base: str, name: str) -> str | None:
+    """The real path of ``name`` unpacked in ``base`` earlier, when it is there and no
+    other user could have changed it (else ``None``: it is unpacked again, and checked)."""
+    folder = os.path.join(base, name)
+    if not os.path.isdir(folder):
+        return None
+    try:
+        folder = _private(folder)
+    except OSError:
+        return None
+    _touch(folder)
+    return folder
 
 
 def _primary_cache() -> str:
@@ -560,10 +578,18 @@ def _fallback_caches() -> list[str]:
     final)."""
     if os.path.isabs(os.environ.get("SKILLKIT_CACHE_DIR", "")):
         return []
-    import tempfile
-
+    temp = _temp_folder()
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return [os.path.join(tempfile.gettempdir(), f"skillkit-{user}", "bundles")]
+    return [os.path.join(temp, f"skillkit-{user}", "bundles")]
+
+
+def _temp_folder() -> str:
+    """``skillkit_core.cache_folder.temp_folder``."""
+    for variable in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(variable, "")
+        if os.path.isabs(value) and os.path.isdir(value):
+            return value
+    return next((c for c in ("/tmp", "/var/tmp", "/usr/tmp") if os.path.isdir(c)), "/tmp")
 
 
 def _extract(archive: str, member: str, base: str, name: str) -> str:
@@ -572,7 +598,8 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
     import tempfile
     import zipfile
 
-    os.makedirs(base, mode=0o700, exist_ok=True)
+    _refuse_foreign_links(base)  # before anything is made through one
+    _make_folders(base)
     base = _private(base)  # checked before anything is written in it
     final = os.path.join(base, name)
     scratch = tempfile.mkdtemp(prefix=".unpack-", dir=base)
@@ -590,7 +617,25 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
         if os.path.isdir(scratch):
             shutil.rmtree(scratch, ignore_errors=True)
     _prune(base, name)
-    return final
+    return _private(final)  # another process's, or one refused before: checked too
+
+
+def _make_folders(path: str) -> None:
+    """``skillkit_core.cache_folder.make_private_folders`` (each missing folder open to
+    this user alone: with the umask's mode :func:`_private` could refuse the folders it
+    made, and the session store the temp folder's ``skillkit-<uid>``)."""
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue  # made meanwhile (or not a folder): _private judges it
 
 
 def _touch(folder: str) -> None:
@@ -635,6 +680,7 @@ def _private(folder: str) -> str:
         return real
     import stat
 
+    _refuse_foreign_links(folder)
     path, owners = real, (os.getuid(),)
     while True:
         info = os.lstat(path)
@@ -647,6 +693,29 @@ def _private(folder: str) -> str:
         if parent == path:
             return real
         path, owners = parent, (os.getuid(), 0)
+
+
+def _refuse_foreign_links(folder: str) -> None:
+    """``OSError`` when a symlink on the way to ``folder`` is another user's than this
+    one's or root's: made in a sticky folder such as ``/tmp`` under the name the cache
+    takes, it would choose where the call unpacks (and prunes)."""
+    if not hasattr(os, "getuid"):
+        return
+    import stat
+
+    current = os.sep
+    for part in os.path.abspath(folder).split(os.sep):
+        if not part:
+            continue
+        current = os.path.join(current, part)
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return  # nothing further exists yet
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (os.getuid(), 0):
+            raise OSError(
+                f"{folder} is not a private folder of this user ({current} is another user's link)"
+            )
 
 
 def _bytecode_name(archive: Any) -> Any:

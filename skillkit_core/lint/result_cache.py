@@ -43,7 +43,7 @@ import os
 import sys
 import time
 
-from skillkit_core.cache_folder import cache_folder
+from skillkit_core.cache_folder import cache_folder, make_private_folders
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.sealed import seal, unseal
@@ -223,7 +223,7 @@ class ResultCache:
             temporary = f"{path}.{os.getpid()}.tmp"
             try:
                 data = seal(_HEADER, fresh)
-                os.makedirs(version, mode=0o700, exist_ok=True)
+                make_private_folders(version)
                 with open(temporary, "wb") as out:
                     out.write(data)
                 os.replace(temporary, path)

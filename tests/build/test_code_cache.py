@@ -4,6 +4,7 @@ text on every start is compiled once per interpreter and reused by later calls."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,13 @@ def test_an_unreadable_or_foreign_cache_file_is_ignored(tmp_path: Path) -> None:
         cache.compile("1 +", "<string>", "eval")
 
 
+def test_a_fifo_in_the_cache_files_place_is_never_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "code.bin"
+    os.mkfifo(path)
+    cache = boot.CodeCache(str(path))  # would wait for a writer with a plain open()
+    assert cache.table == {}
+
+
 INSTALLED = """
 import dataclasses, sys, typing
 sys.path.insert(0, {root!r})
@@ -124,7 +132,11 @@ def test_a_built_skill_keeps_its_code_cache_beside_the_unpacked_bundle(
     cache_dir = tmp_path / "cache"
     env = agent_env(cache_dir)
     python_tag = subprocess.run(
-        [sys.executable, "-c", "import sys; print(sys.implementation.cache_tag)"],
+        [
+            sys.executable,
+            "-c",
+            "import sys; print(f'{sys.implementation.cache_tag}-{sys.hexversion:x}')",
+        ],
         capture_output=True,
         text=True,
     ).stdout.strip()

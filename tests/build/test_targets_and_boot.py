@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -175,7 +174,7 @@ def _no_primary_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     temp = tmp_path / "temp"
     temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
     return temp
 
 
@@ -239,6 +238,85 @@ def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(
     archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
     folder = boot.extracted(archive, "abc", NATIVE)
     assert folder == str(tmp_path / "sticky" / "cache" / "bundles" / "native-abc")
+
+
+def test_the_temp_fallback_is_private_so_sessions_may_live_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session store keeps its files in <temp>/skillkit-<uid> and refuses it unless
+    # only this user may enter it.
+    temp = _no_primary_cache(tmp_path, monkeypatch)
+    previous = os.umask(0o002)
+    try:
+        boot.extracted(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "fb3", NATIVE)
+    finally:
+        os.umask(previous)
+    for folder in (temp / f"skillkit-{os.getuid()}", temp / f"skillkit-{os.getuid()}" / "bundles"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+def test_folders_made_for_the_cache_are_private_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # umask 002 is a regular user's default on Ubuntu and Fedora: folders made with it
+    # are open to the group, and the check would refuse what the call just made.
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "new" / "cache"))
+    previous = os.umask(0o002)
+    try:
+        folder = boot.extracted(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "u2", NATIVE)
+    finally:
+        os.umask(previous)
+    assert folder == str(tmp_path / "new" / "cache" / "bundles" / "native-u2")
+    for made in (tmp_path / "new", tmp_path / "new" / "cache"):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700, made
+
+
+def test_a_bundle_found_in_the_home_cache_needs_no_temp_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKILLKIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    folder = boot.extracted(archive, "h1", NATIVE)
+
+    def no_temp_folder() -> str:
+        raise AssertionError("the temp folder was looked for")
+
+    monkeypatch.setattr(boot, "_temp_folder", no_temp_folder)
+    assert boot.extracted(archive, "h1", NATIVE) == folder
+
+
+def test_an_unpacked_folder_others_may_write_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found open to others, it is unpacked again; the rename then finds it in the way,
+    # and it must not be taken as another process's fresh copy.
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    folder = Path(boot.extracted(archive, "o1", NATIVE))
+    folder.chmod(0o777)
+    with pytest.raises(SystemExit):
+        boot.extracted(archive, "o1", NATIVE)
+    assert f"another user could change {folder}" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="lchown needs root")
+def test_another_users_link_on_the_way_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Made by someone else in a sticky folder under the name the cache takes, it would
+    # choose where the call unpacks (and prunes).
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", sticky / "cache")
+    os.lchown(sticky / "cache", 12345, 12345)
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(sticky / "cache"))
+    with pytest.raises(SystemExit):
+        boot.extracted(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "l1", NATIVE)
+    assert "another user's link" in capsys.readouterr().out
+    assert not (tmp_path / "elsewhere" / "bundles").exists()
 
 
 def test_entries_that_would_escape_the_cache_are_refused(tmp_path: Path) -> None:

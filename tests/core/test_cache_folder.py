@@ -12,12 +12,18 @@ from types import SimpleNamespace
 import pytest
 
 from skillkit_core.build import boot
-from skillkit_core.cache_folder import cache_folder, cache_root, platform_cache_home
+from skillkit_core.cache_folder import (
+    cache_folder,
+    cache_root,
+    make_private_folders,
+    platform_cache_home,
+    temp_folder,
+)
 
 HOME = "/home/someone"
 # The home the user database gives (when $HOME is no absolute path).
 DATABASE_HOME = "/var/lib/someone"
-TEMP = "/tmp/for-tests"
+TEMP = tempfile.gettempdir()  # a folder that exists
 TEMP_ROOT = f"{TEMP}/skillkit-{os.getuid()}"
 
 # (environment, platform, the cache root expected).
@@ -56,7 +62,9 @@ def environment(monkeypatch: pytest.MonkeyPatch):
         for name, value in values.items():
             monkeypatch.setenv(name, value)
         monkeypatch.setattr(pwd, "getpwuid", lambda _uid: SimpleNamespace(pw_dir=database_home))
-        monkeypatch.setattr(tempfile, "tempdir", TEMP)
+        for name in ("TEMP", "TMP"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("TMPDIR", TEMP)
         monkeypatch.setattr(sys, "platform", platform)
 
     return set_up
@@ -98,3 +106,29 @@ def test_every_part_keeps_its_files_in_the_one_cache(environment, tmp_path) -> N
     assert check_directory() == str(tmp_path / "check")
     assert rule_docs._cache_root() == tmp_path / "rules"
     assert commands._output_folder() == tmp_path / "editor"
+
+
+def test_the_temp_folder_is_never_the_current_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    # tempfile.gettempdir falls back to the current folder: a cache there would land in
+    # the agent's project.
+    monkeypatch.chdir(tmp_path)
+    for name in ("TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TMPDIR", "relative")
+    (tmp_path / "relative").mkdir()
+    assert temp_folder() in ("/tmp", "/var/tmp", "/usr/tmp")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert temp_folder() == str(tmp_path)
+
+
+def test_private_folders_are_made_so_whatever_the_umask(tmp_path) -> None:
+    previous = os.umask(0o002)
+    try:
+        make_private_folders(str(tmp_path / "a" / "b" / "c"))
+        make_private_folders(str(tmp_path / "a" / "b" / "c"))  # there already: no error
+    finally:
+        os.umask(previous)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "c"):
+        assert oct(folder.stat().st_mode & 0o777) == oct(0o700), folder

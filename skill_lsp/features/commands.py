@@ -228,11 +228,11 @@ async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any
 
 
 def _output_folder() -> Path:
-    from skillkit_core.cache_folder import cache_folder
+    from skillkit_core.cache_folder import cache_folder, make_private_folders
 
     folder = Path(cache_folder("editor"))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folders(str(folder))
     except OSError:
         folder = Path(tempfile.gettempdir()) / "skillkit-editor"
         folder.mkdir(parents=True, exist_ok=True)

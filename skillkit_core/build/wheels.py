@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillkit_core.build.targets import Target, python_tag
+from skillkit_core.cache_folder import cache_root as skillkit_cache
+from skillkit_core.cache_folder import make_private_folders
 from skillkit_core.errors import BuildError
 
 _WHEEL = re.compile(
@@ -30,8 +32,6 @@ _WHEEL = re.compile(
 def cache_root(explicit: Path | None = None) -> Path:
     """The cache a build keeps downloaded wheels in (its ``wheels`` folder): ``explicit``,
     else skillkit's (:func:`skillkit_core.cache_folder.cache_root`)."""
-    from skillkit_core.cache_folder import cache_root as skillkit_cache
-
     return Path(explicit) if explicit is not None else Path(skillkit_cache())
 
 
@@ -111,7 +111,7 @@ def fetch_wheel(dist: str, version: str, target: Target, python: str, cache: Pat
     cached = find_cached(folder, dist, version, target, python)
     if cached is not None:
         return cached
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folders(str(folder))
     with tempfile.TemporaryDirectory(prefix=".download-", dir=folder) as scratch:
         _pip_download(dist, version, target, python, Path(scratch))
         found = find_cached(Path(scratch), dist, version, target, python)

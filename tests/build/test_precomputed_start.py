@@ -263,15 +263,21 @@ loud = (
 """
 
 
-def test_a_built_skill_serves_a_plain_start_without_importing_its_module(
-    tmp_path: Path, run_cache: Path
-) -> None:
+def _built_loud_skill(tmp_path: Path, run_cache: Path) -> tuple[Path, dict[str, str]]:
+    """:data:`LOUD_SKILL` built, and an agent's environment without host detection."""
     entry = tmp_path / "loud.py"
     entry.write_text(LOUD_SKILL, encoding="utf-8")
-    run = build(str(entry), tmp_path / "built").out_dir / "scripts" / "run"
     env = agent_env(run_cache)
     for variable in DETECT_VARIABLES:
         env.pop(variable, None)
+    return build(str(entry), tmp_path / "built").out_dir, env
+
+
+def test_a_built_skill_serves_a_plain_start_without_importing_its_module(
+    tmp_path: Path, run_cache: Path
+) -> None:
+    built, env = _built_loud_skill(tmp_path, run_cache)
+    run = built / "scripts" / "run"
 
     def call(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(run), *argv], capture_output=True, text=True, env=env)
@@ -292,12 +298,9 @@ def test_a_precomputed_session_start_imports_neither_typing_nor_secrets(
     # What keeps a served start cheap: no pydantic, no typing (the protocol package and
     # the session store import none), no secrets (random and base64 behind it: a session
     # id is os.urandom's, the snapshot key exists after the first session).
-    entry = tmp_path / "loud.py"
-    entry.write_text(LOUD_SKILL, encoding="utf-8")
-    pyz = build(str(entry), tmp_path / "built").out_dir / "bin" / "loud.pyz"
-    env = {**agent_env(run_cache), "SKILLKIT_WARM": "0"}
-    for variable in DETECT_VARIABLES:
-        env.pop(variable, None)
+    built, env = _built_loud_skill(tmp_path, run_cache)
+    pyz = built / "bin" / "loud.pyz"
+    env["SKILLKIT_WARM"] = "0"
     start = ["start", "--session", "new", "--session-dir", str(tmp_path / "sessions")]
     command = [sys.executable, "-I", "-S", "-X", "importtime", str(pyz), *start]
     first = subprocess.run(command, capture_output=True, text=True, env=env)  # unpacks

@@ -150,6 +150,17 @@ def test_unpacked_bundles_unused_for_a_month_are_pruned(
     assert sorted(p.name for p in stale.parent.iterdir()) == ["native-new", "python-recent"]
 
 
+def _refused(archive: str, digest: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """What a call prints when it refuses to unpack ``archive``'s native code (it exits
+    with the protocol's JSON ``cache`` error)."""
+    with pytest.raises(SystemExit) as stopped:
+        boot.extracted(archive, digest, NATIVE)
+    assert stopped.value.code == 1
+    out = capsys.readouterr().out
+    assert '"error":"cache"' in out
+    return out
+
+
 def test_a_cache_folder_other_users_can_write_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -157,12 +168,8 @@ def test_a_cache_folder_other_users_can_write_is_refused(
     shared.mkdir(parents=True)
     shared.chmod(0o777)
     monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "cache"))
-    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
-    with pytest.raises(SystemExit) as stopped:
-        boot.extracted(archive, "abc", NATIVE)
-    assert stopped.value.code == 1
-    out = capsys.readouterr().out
-    assert '"error":"cache"' in out and "not a private folder" in out
+    out = _refused(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "abc", capsys)
+    assert "not a private folder" in out
 
 
 def _no_primary_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -206,12 +213,8 @@ def test_a_fallback_folder_another_user_made_first_is_never_used(
     for path in (planted.parent.parent, planted.parent, planted):
         os.chown(path, 12345, 12345)
     planted.parent.parent.chmod(0o777)
-    archive = _pyz(tmp_path, {"fast/__init__.py": b"X = 1\n"}, {})
-    with pytest.raises(SystemExit) as stopped:
-        boot.extracted(archive, "fb2", NATIVE)
-    assert stopped.value.code == 1
-    out = capsys.readouterr().out
-    assert '"error":"cache"' in out and "another user could change" in out
+    out = _refused(_pyz(tmp_path, {"fast/__init__.py": b"X = 1\n"}, {}), "fb2", capsys)
+    assert "another user could change" in out
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o775])
@@ -224,9 +227,7 @@ def test_a_cache_whose_parent_others_may_write_is_refused(
     (tmp_path / "shared").chmod(mode)
     monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "shared" / "cache"))
     archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
-    with pytest.raises(SystemExit):
-        boot.extracted(archive, "abc", NATIVE)
-    assert f"another user could change {tmp_path / 'shared'}" in capsys.readouterr().out
+    assert f"another user could change {tmp_path / 'shared'}" in _refused(archive, "abc", capsys)
 
 
 def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(
@@ -295,9 +296,7 @@ def test_an_unpacked_folder_others_may_write_is_never_used(
     archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
     folder = Path(boot.extracted(archive, "o1", NATIVE))
     folder.chmod(0o777)
-    with pytest.raises(SystemExit):
-        boot.extracted(archive, "o1", NATIVE)
-    assert f"another user could change {folder}" in capsys.readouterr().out
+    assert f"another user could change {folder}" in _refused(archive, "o1", capsys)
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="lchown needs root")
@@ -313,9 +312,8 @@ def test_another_users_link_on_the_way_is_refused(
     os.symlink(tmp_path / "elsewhere", sticky / "cache")
     os.lchown(sticky / "cache", 12345, 12345)
     monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(sticky / "cache"))
-    with pytest.raises(SystemExit):
-        boot.extracted(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "l1", NATIVE)
-    assert "another user's link" in capsys.readouterr().out
+    archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
+    assert "another user's link" in _refused(archive, "l1", capsys)
     assert not (tmp_path / "elsewhere" / "bundles").exists()
 
 

@@ -4,14 +4,13 @@ and worker take them from there."""
 
 from __future__ import annotations
 
-import marshal
 from pathlib import Path
 
+from skillkit_core.pattern_cache import _HEADER as HEADER
 from skillkit_core.pattern_cache import file_name
+from skillkit_core.sealed import unseal
 from tests.lsp.raw_lsp import RawLsp
 from tests.lsp.support import SERVER, copy_workspace, uri_of
-
-HEADER = b"skillkit-patterns\0"
 
 
 def _session(root: Path, stderr: Path, env: dict[str, str]) -> None:
@@ -60,14 +59,14 @@ def test_the_server_and_its_worker_keep_the_patterns_they_compile(tmp_path: Path
     path = tmp_path / "cache" / "skillkit" / "check" / str(file_name())
 
     _session(root, tmp_path / "first.txt", env)
-    table = marshal.loads(path.read_bytes()[len(HEADER) :])
+    table = unseal(HEADER, path.read_bytes())
     assert len(table) > 100  # the server's patterns and its worker's
     assert all(key in table for key in _worker_only_patterns())
     assert all(key in table for key in _server_only_patterns())
     _session(root, tmp_path / "second.txt", env)
-    second = set(marshal.loads(path.read_bytes()[len(HEADER) :]))
+    second = set(unseal(HEADER, path.read_bytes()))
     _session(root, tmp_path / "third.txt", env)
-    third = set(marshal.loads(path.read_bytes()[len(HEADER) :]))
+    third = set(unseal(HEADER, path.read_bytes()))
     # Everything kept stays. The third session took the rest from the file: what it adds
     # is the pattern tokenize builds from a set of string prefixes, whose text changes
     # with every process's hash seed (one per process that tokenizes).

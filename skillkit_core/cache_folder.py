@@ -9,9 +9,9 @@ whatever folder the agent is in, and would fill each of them with a cache. Below
 
 - ``wheels``: native wheels a build fetched for other platforms
   (:mod:`skillkit_core.build.wheels`);
-- ``bundles``: the unpacked files of built skills (``_skillkit_boot.py`` holds its own copy
-  of this rule, since it runs before any of skillkit can be imported; a test keeps the two
-  equal);
+- ``bundles``: the unpacked files of built skills (a build copies this module into the pyz
+  as ``_skillkit_cache_folder.py``: the boot code needs it before the bundle, with the
+  rest of skillkit, is unpacked; so it imports only the standard library);
 - ``check``: ``skillkit check``'s results and compiled patterns
   (:mod:`skillkit_core.lint.result_cache`), which the language server shares;
 - ``rules`` and ``editor``: the language server's rule pages and the previews its commands

@@ -535,61 +535,29 @@ def _unpacked(base: str, name: str) -> str | None:
 
 
 def _primary_cache() -> str:
-    """``bundles`` in skillkit's cache: the rule of ``skillkit_core.cache_folder``
-    (``cache_root``), copied because nothing of skillkit can be imported yet (a test
-    keeps the two equal)."""
-    configured = os.environ.get("SKILLKIT_CACHE_DIR", "")
-    if os.path.isabs(configured):
-        return os.path.join(configured, "bundles")
-    base = None
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA")
-        base = local or os.path.join(os.path.expanduser("~"), "AppData", "Local")
-    elif sys.platform != "darwin" and os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
-        base = os.environ["XDG_CACHE_HOME"]
-    else:
-        home = _user_home()
-        if home is not None and sys.platform == "darwin":
-            base = os.path.join(home, "Library", "Caches")
-        elif home is not None:
-            base = os.path.join(home, ".cache")
-    if base is None:
-        return _fallback_caches()[0]
-    return os.path.join(base, "skillkit", "bundles")
-
-
-def _user_home() -> str | None:
-    """``skillkit_core.cache_folder.user_home``."""
-    home = os.environ.get("HOME", "")
-    if os.path.isabs(home):
-        return home
-    try:
-        import pwd
-
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    except (ImportError, KeyError, AttributeError):
-        return None
-    return home if os.path.isabs(home) else None
+    """``bundles`` in skillkit's cache (``skillkit_core.cache_folder.cache_root``)."""
+    return os.path.join(_cache_rule().cache_root(), "bundles")
 
 
 def _fallback_caches() -> list[str]:
     """``bundles`` in ``skillkit_core.cache_folder.temp_cache_root``, for a home whose
     cache cannot be written (none when ``SKILLKIT_CACHE_DIR`` is set: that choice is
     final)."""
-    if os.path.isabs(os.environ.get("SKILLKIT_CACHE_DIR", "")):
+    rule = _cache_rule()
+    if os.path.isabs(os.environ.get(rule.VARIABLE, "")):
         return []
-    temp = _temp_folder()
-    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return [os.path.join(temp, f"skillkit-{user}", "bundles")]
+    return [os.path.join(rule.temp_cache_root(), "bundles")]
 
 
-def _temp_folder() -> str:
-    """``skillkit_core.cache_folder.temp_folder``."""
-    for variable in ("TMPDIR", "TEMP", "TMP"):
-        value = os.environ.get(variable, "")
-        if os.path.isabs(value) and os.path.isdir(value):
-            return value
-    return next((c for c in ("/tmp", "/var/tmp", "/usr/tmp") if os.path.isdir(c)), "/tmp")
+def _cache_rule() -> Any:
+    """``skillkit_core.cache_folder``: copied into the pyz as ``_skillkit_cache_folder``
+    (nothing of the bundle can be imported before it is unpacked); the package's own
+    module where this code runs from an installed skillkit."""
+    try:
+        import _skillkit_cache_folder as rule
+    except ImportError:
+        from skillkit_core import cache_folder as rule
+    return rule
 
 
 def _extract(archive: str, member: str, base: str, name: str) -> str:
@@ -599,7 +567,9 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
     import zipfile
 
     _refuse_foreign_links(base)  # before anything is made through one
-    _make_folders(base)
+    # Each missing folder open to this user alone: with the umask's mode, _private
+    # could refuse the folders it made (and the session store the temp skillkit-<uid>).
+    _cache_rule().make_private_folders(base)
     base = _private(base)  # checked before anything is written in it
     final = os.path.join(base, name)
     scratch = tempfile.mkdtemp(prefix=".unpack-", dir=base)
@@ -618,24 +588,6 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
             shutil.rmtree(scratch, ignore_errors=True)
     _prune(base, name)
     return _private(final)  # another process's, or one refused before: checked too
-
-
-def _make_folders(path: str) -> None:
-    """``skillkit_core.cache_folder.make_private_folders`` (each missing folder open to
-    this user alone: with the umask's mode :func:`_private` could refuse the folders it
-    made, and the session store the temp folder's ``skillkit-<uid>``)."""
-    missing = []
-    while not os.path.isdir(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, 0o700)
-        except FileExistsError:
-            continue  # made meanwhile (or not a folder): _private judges it
 
 
 def _touch(folder: str) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillkit_core import cache_folder
 from skillkit_core.build import boot, warm
 from skillkit_core.build.closure import (
     Closure,
@@ -139,6 +140,7 @@ def build_pyz(
         "__main__.py": _MAIN.format(skill=skill_name, config=repr(config)).encode(),
         "_skillkit_boot.py": Path(boot.__file__).with_suffix(".py").read_bytes(),
         "_skillkit_warm.py": Path(warm.__file__).with_suffix(".py").read_bytes(),
+        "_skillkit_cache_folder.py": Path(cache_folder.__file__).with_suffix(".py").read_bytes(),
     }
     members.update(_compile(members, cache))
     members[boot.PURE_MEMBER] = pure_zip
@@ -173,7 +175,12 @@ def _collect(closure: Closure) -> tuple[dict[str, Path], list[DistFiles], list[s
             continue
         for arcname, path in dist.files:
             pure.setdefault(arcname, path)
-    reserved = ("_skillkit_boot.py", "_skillkit_warm.py", "__main__.py")
+    reserved = (
+        "_skillkit_boot.py",
+        "_skillkit_warm.py",
+        "_skillkit_cache_folder.py",
+        "__main__.py",
+    )
     for arcname in [a for a in pure if a.split("/")[0] in reserved]:
         raise BuildError(f"the skill's files may not be named {arcname}; rename it")
     return pure, natives, names

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from skillkit_core import cache_folder
 from skillkit_core.build import boot
 from skillkit_core.build.pyz import deterministic_zip
 from skillkit_core.build.targets import (
@@ -283,7 +284,7 @@ def test_a_bundle_found_in_the_home_cache_needs_no_temp_folder(
     def no_temp_folder() -> str:
         raise AssertionError("the temp folder was looked for")
 
-    monkeypatch.setattr(boot, "_temp_folder", no_temp_folder)
+    monkeypatch.setattr(cache_folder, "temp_folder", no_temp_folder)
     assert boot.extracted(archive, "h1", NATIVE) == folder
 
 

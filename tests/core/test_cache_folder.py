@@ -83,8 +83,8 @@ def test_the_cache_root_follows_the_variable_then_the_platform(
 def test_the_boot_code_of_a_built_skill_unpacks_where_the_rule_says(
     environment, values: dict[str, str], platform: str, expected: str
 ) -> None:
-    # boot.py cannot import skillkit_core (it runs before the bundle is unpacked), so it
-    # carries its own copy of the rule: the two must agree.
+    # boot.py runs before the bundle is unpacked: it takes this module as a copy in the
+    # pyz (here, the package's own), and must unpack where the rule says.
     environment(values, platform)
     assert boot._primary_cache() == cache_folder("bundles")
 

@@ -4,7 +4,9 @@
   ``random`` and ``base64`` behind it, costs a start served from build-time data about
   1.5 ms of its 25) written as 32 hex characters, and are checked against a strict
   pattern before any path is built from them.
-- The default folder is ``<temp>/skillkit-<uid>``, mode 0700; a folder that is a symlink,
+- The default folder is ``<temp>/skillkit-<uid>``, mode 0700 (``tempfile`` is not
+  imported to find it: with ``shutil`` and the compression modules behind it, that cost a
+  cold call about 2 ms); a folder that is a symlink,
   belongs to someone else, or (the default one) is open to others is refused.
 - Files are created 0600 with ``O_EXCL | O_NOFOLLOW`` and opened with ``O_NOFOLLOW``; a
   file that is not a regular file of ours, or is open to others, is refused.
@@ -55,10 +57,12 @@ def checked_session_id(text: str) -> str:
 
 
 def default_session_dir() -> Path:
-    """``<temp>/skillkit-<uid>``: one private folder per user."""
-    import tempfile
+    """``<temp>/skillkit-<uid>``: one private folder per user, in the temp folder that
+    skillkit's caches fall back to (:func:`skillkit_core.cache_folder.temp_folder`: never
+    the current folder, which ``tempfile.gettempdir`` takes when it finds no other)."""
+    from skillkit_core.cache_folder import temp_cache_root
 
-    return Path(tempfile.gettempdir()) / f"skillkit-{os.getuid()}"
+    return Path(temp_cache_root())
 
 
 def session_dir_path(explicit: str | None) -> Path:

@@ -108,6 +108,26 @@ def test_every_part_keeps_its_files_in_the_one_cache(environment, tmp_path) -> N
     assert commands._output_folder() == tmp_path / "editor"
 
 
+def test_editor_previews_fall_back_to_the_users_own_temp_folder(
+    environment, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from skill_lsp.features import commands
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    environment({"SKILLKIT_CACHE_DIR": str(blocked / "cache")}, sys.platform)
+    monkeypatch.setenv("TMPDIR", str(temp))
+    own = temp / f"skillkit-{os.getuid()}"
+    assert commands._output_folder() == own / "editor"
+    assert (own.stat().st_mode & 0o777, (own / "editor").stat().st_mode & 0o777) == (0o700,) * 2
+    # Made by someone else first, open to all: a symlink planted there would take a preview.
+    os.chmod(own, 0o777)
+    with pytest.raises(OSError, match="not yours alone"):
+        commands._output_folder()
+
+
 def test_the_temp_folder_is_never_the_current_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from skillkit_core.cache_folder import temp_cache_root
 from skillkit_core.errors import SessionError
 from skillkit_core.protocol import session_store
 from tests.protocol.support import (
@@ -102,6 +103,23 @@ def test_relative_session_dir_is_made_absolute(tmp_path: Path) -> None:
     relative = os.path.relpath(tmp_path / "rel", ROOT)
     call = run(DEPLOY_CHECK, "--session", "new", "--session-dir", relative)
     assert Path(call.json["file"]).parent == tmp_path / "rel"
+
+
+def test_default_session_dir_is_never_in_the_current_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # tempfile.gettempdir would take the current folder (the agent's project) here: a
+    # relative TMPDIR naming a folder that exists; the store takes the caches' temp folder.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "relative").mkdir()
+    for name in ("TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TMPDIR", "relative")
+    folder = session_store.default_session_dir()
+    assert folder.is_absolute() and tmp_path not in folder.parents
+    assert folder == Path(temp_cache_root())
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert session_store.default_session_dir() == _default_dir(tmp_path)
 
 
 def test_validation_errors_are_appended_and_the_step_can_be_retried(tmp_path: Path) -> None:

@@ -226,9 +226,82 @@ def test_a_cache_whose_parent_others_may_write_is_refused(
     # could rename it away and put their own in its place.
     (tmp_path / "shared" / "cache" / "bundles").mkdir(parents=True, mode=0o700)
     (tmp_path / "shared").chmod(mode)
+    os.chown(tmp_path / "shared", -1, 12345)  # a group that is not this user's own
     monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(tmp_path / "shared" / "cache"))
     archive = _pyz(tmp_path, {"fast/__init__.py": b""}, {})
     assert f"another user could change {tmp_path / 'shared'}" in _refused(archive, "abc", capsys)
+
+
+def _accounts(monkeypatch: pytest.MonkeyPatch, groups: dict[int, tuple[str, list[str]]]) -> None:
+    """Users ``me`` (uid 1000, group 1000), ``other`` (1001, group 1001) and root, and
+    ``groups`` (gid: name, listed members) beside root's and theirs."""
+    import grp
+    import pwd
+    from types import SimpleNamespace as Entry
+
+    users = [
+        Entry(pw_name=n, pw_uid=u, pw_gid=g)
+        for n, u, g in [("root", 0, 0), ("me", 1000, 1000), ("other", 1001, 1001)]
+    ]
+    table = {0: ("root", []), 1000: ("me", []), 1001: ("other", []), **groups}
+    monkeypatch.setattr(os, "getuid", lambda: 1000)
+    monkeypatch.setattr(pwd, "getpwall", lambda: users)
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: next(u for u in users if u.pw_uid == uid))
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: next(u for u in users if u.pw_name == name))
+
+    def group(gid: int) -> Entry:
+        if gid not in table:
+            raise KeyError(gid)
+        return Entry(gr_name=table[gid][0], gr_mem=table[gid][1])
+
+    monkeypatch.setattr(grp, "getgrgid", group)
+
+
+@pytest.mark.parametrize(
+    ("gid", "groups", "own"),
+    [
+        (1000, {}, True),  # the user's private group, as Debian, Ubuntu and Fedora make
+        (1000, {1000: ("me", ["me", "root"])}, True),
+        (1000, {1000: ("me", ["other"])}, False),  # someone else was added to it
+        (1001, {}, False),  # another user's private group
+        (1002, {1002: ("me", [])}, False),  # named so, but nobody's: a setgid program's
+        (1002, {1002: ("devs", ["me"])}, False),  # a shared group, however small now
+        (4242, {}, False),  # a group the system does not know
+    ],
+)
+def test_group_write_is_fine_in_the_users_own_group_only(
+    monkeypatch: pytest.MonkeyPatch, gid: int, groups: dict, own: bool
+) -> None:
+    _accounts(monkeypatch, groups)
+    assert boot._users_own_group(gid) is own
+    assert boot._open_to_others(0o775, gid) is not own
+    assert boot._open_to_others(0o755, gid) is False
+    assert boot._open_to_others(0o757, gid) is True
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to give a folder another group")
+def test_a_home_cache_under_a_folder_of_the_users_own_group_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # umask 002 with a user-private group: ~/.cache made by another program is 0775.
+    import grp
+    import pwd
+
+    name = pwd.getpwuid(0).pw_name
+    if grp.getgrgid(0).gr_name != name or any(
+        u.pw_gid == 0 and u.pw_uid != 0 for u in pwd.getpwall()
+    ):
+        pytest.skip("root's group is not root's alone here")
+    home_cache = tmp_path / "dot-cache"
+    home_cache.mkdir(mode=0o775)
+    home_cache.chmod(0o775)
+    os.chown(home_cache, 0, 0)
+    monkeypatch.setenv("SKILLKIT_CACHE_DIR", str(home_cache / "skillkit"))
+    folder = boot.extracted(_pyz(tmp_path, {"fast/__init__.py": b""}, {}), "g1", NATIVE)
+    assert folder == str(home_cache / "skillkit" / "bundles" / "native-g1")
+    os.chown(home_cache, 0, 12345)  # the same folder, open to a group of others
+    with pytest.raises(OSError, match="another user could change"):
+        boot._private(folder)
 
 
 def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(

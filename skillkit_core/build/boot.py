@@ -637,7 +637,7 @@ def _private(folder: str) -> str:
     path, owners = real, (os.getuid(),)
     while True:
         info = os.lstat(path)
-        writable = _open_to_others(info.st_mode, info.st_gid)
+        writable = _open_to_others(path, info.st_mode, info.st_gid)
         if writable and path != real and info.st_mode & stat.S_ISVTX:
             writable = False
         if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
@@ -650,12 +650,32 @@ def _private(folder: str) -> str:
         path, owners = parent, (os.getuid(), 0)
 
 
-def _open_to_others(mode: int, group: int) -> bool:
-    """Whether a folder of ``mode`` and ``group`` lets another user write in it: open to
-    all, or to a group that is not this user's own (:func:`_users_own_group`)."""
+def _open_to_others(path: str, mode: int, group: int) -> bool:
+    """Whether the folder ``path`` of ``mode`` and ``group`` lets another user write in
+    it: open to all, or to a group that is not this user's own (:func:`_users_own_group`),
+    or its group bits are an access ACL's mask (:func:`_has_access_acl`)."""
     if mode & 0o002:
         return True
-    return bool(mode & 0o020) and not _users_own_group(group)
+    if not mode & 0o020:
+        return False
+    return not _users_own_group(group) or _has_access_acl(path)
+
+
+def _has_access_acl(path: str) -> bool:
+    """Whether ``path`` has a POSIX access ACL (Linux). Its mode's group bits are then the
+    ACL's mask, the most any named user or group may do: writable group bits may be
+    another user's write access, whatever the owning group. An error other than "none"
+    counts as one."""
+    getxattr = getattr(os, "getxattr", None)
+    if getxattr is None:
+        return False
+    import errno
+
+    try:
+        getxattr(path, "system.posix_acl_access", follow_symlinks=False)
+    except OSError as error:
+        return error.errno not in (errno.ENODATA, errno.ENOTSUP, errno.EOPNOTSUPP)
+    return True
 
 
 def _users_own_group(gid: int) -> bool:

@@ -273,10 +273,11 @@ def test_group_write_is_fine_in_the_users_own_group_only(
     monkeypatch: pytest.MonkeyPatch, gid: int, groups: dict, own: bool
 ) -> None:
     _accounts(monkeypatch, groups)
+    monkeypatch.setattr(boot, "_has_access_acl", lambda path: False)
     assert boot._users_own_group(gid) is own
-    assert boot._open_to_others(0o775, gid) is not own
-    assert boot._open_to_others(0o755, gid) is False
-    assert boot._open_to_others(0o757, gid) is True
+    assert boot._open_to_others("/f", 0o775, gid) is not own
+    assert boot._open_to_others("/f", 0o755, gid) is False
+    assert boot._open_to_others("/f", 0o757, gid) is True
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to give a folder another group")
@@ -302,6 +303,41 @@ def test_a_home_cache_under_a_folder_of_the_users_own_group_is_used(
     os.chown(home_cache, 0, 12345)  # the same folder, open to a group of others
     with pytest.raises(OSError, match="another user could change"):
         boot._private(folder)
+
+
+def _grant_write(folder: Path, uid: int) -> None:
+    """A POSIX access ACL on ``folder`` that lets user ``uid`` write (what ``setfacl -m
+    u:<uid>:rwx`` sets): the mode's group bits become the ACL's mask, rwx."""
+    import struct
+
+    def entry(tag: int, perm: int, qualifier: int = 0xFFFFFFFF) -> bytes:
+        return struct.pack("<HHI", tag, perm, qualifier)
+
+    # linux/posix_acl_xattr.h: version 2; USER_OBJ, USER, GROUP_OBJ, MASK, OTHER.
+    value = struct.pack("<I", 2) + b"".join(
+        [entry(0x01, 7), entry(0x02, 7, uid), entry(0x04, 5), entry(0x10, 7), entry(0x20, 5)]
+    )
+    os.setxattr(folder, "system.posix_acl_access", value)
+
+
+@pytest.mark.skipif(not hasattr(os, "setxattr"), reason="POSIX ACLs are Linux's")
+def test_group_bits_that_are_an_acls_mask_are_never_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 0775 in the user's own group looks private, but with an ACL the group bits are the
+    # mask: here it lets user 65534 write. A folder without an ACL passes.
+    folder = tmp_path / "acl"
+    folder.mkdir()
+    monkeypatch.setattr(boot, "_users_own_group", lambda gid: True)
+    folder.chmod(0o775)
+    assert boot._open_to_others(str(folder), 0o775, 0) is False
+    try:
+        _grant_write(folder, 65534)
+    except OSError as error:
+        pytest.skip(f"no ACLs on this file system: {error}")
+    mode = stat.S_IMODE(folder.stat().st_mode)
+    assert mode == 0o775
+    assert boot._open_to_others(str(folder), mode, 0) is True
 
 
 def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(

@@ -4,10 +4,9 @@
   ``random`` and ``base64`` behind it, costs a start served from build-time data about
   1.5 ms of its 25) written as 32 hex characters, and are checked against a strict
   pattern before any path is built from them.
-- The default folder is ``<temp>/skillkit-<uid>``, mode 0700 (``tempfile`` is not
-  imported to find it: with ``shutil`` and the compression modules behind it, that cost a
-  cold call about 2 ms); a folder that is a symlink,
-  belongs to someone else, or (the default one) is open to others is refused.
+- The default folder is ``<temp>/skillkit-<uid>``, mode 0700 (found without importing
+  ``tempfile``, which brings ``shutil`` and the compression modules); a folder that is a
+  symlink, belongs to someone else, or (the default one) is open to others is refused.
 - Files are created 0600 with ``O_EXCL | O_NOFOLLOW`` and opened with ``O_NOFOLLOW``; a
   file that is not a regular file of ours, or is open to others, is refused.
 - ``advance`` holds an exclusive ``flock`` on the session file while it reads and

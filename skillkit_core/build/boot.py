@@ -621,8 +621,7 @@ def _prune(base: str, keep: str) -> None:
 def _private(folder: str) -> str:
     """The real path of ``folder``, a cache folder whose files the call imports: refused
     (``OSError``) when another user could have planted code in it. It must be this user's
-    and open to nobody else's writing (group write is fine when the group is the user's
-    own: :func:`_users_own_group`), and so must every folder above it (the real ones,
+    and open to nobody else's writing, and so must every folder above it (the real ones,
     symlinks resolved), except that those may be root's, and sticky ones such as ``/tmp``
     may be open to all (there only an entry's owner may move or replace it, and the entry
     below is checked to be this user's or root's). A folder someone else may rename or
@@ -637,9 +636,7 @@ def _private(folder: str) -> str:
     path, owners = real, (os.getuid(),)
     while True:
         info = os.lstat(path)
-        writable = _open_to_others(path, info.st_mode, info.st_gid)
-        if writable and path != real and info.st_mode & stat.S_ISVTX:
-            writable = False
+        writable = info.st_mode & 0o022 and not (path != real and info.st_mode & stat.S_ISVTX)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
             raise OSError(
                 f"{folder} is not a private folder of this user (another user could change {path})"
@@ -648,57 +645,6 @@ def _private(folder: str) -> str:
         if parent == path:
             return real
         path, owners = parent, (os.getuid(), 0)
-
-
-def _open_to_others(path: str, mode: int, group: int) -> bool:
-    """Whether the folder ``path`` of ``mode`` and ``group`` lets another user write in
-    it: open to all, or to a group that is not this user's own (:func:`_users_own_group`),
-    or its group bits are an access ACL's mask (:func:`_has_access_acl`)."""
-    if mode & 0o002:
-        return True
-    if not mode & 0o020:
-        return False
-    return not _users_own_group(group) or _has_access_acl(path)
-
-
-def _has_access_acl(path: str) -> bool:
-    """Whether ``path`` has a POSIX access ACL (Linux). Its mode's group bits are then the
-    ACL's mask, the most any named user or group may do: writable group bits may be
-    another user's write access, whatever the owning group. An error other than "none"
-    counts as one."""
-    getxattr = getattr(os, "getxattr", None)
-    if getxattr is None:
-        return False
-    import errno
-
-    try:
-        getxattr(path, "system.posix_acl_access", follow_symlinks=False)
-    except OSError as error:
-        return error.errno not in (errno.ENODATA, errno.ENOTSUP, errno.EOPNOTSUPP)
-    return True
-
-
-def _users_own_group(gid: int) -> bool:
-    """True for this user's private group: named as the user, and no other user (root
-    aside) has it as primary group or is listed in it. Debian, Ubuntu and Fedora give
-    each user such a group and a umask of 002, so folders other programs made in the home
-    cache (``~/.cache`` by pip, say) are group-writable, yet only the user may write
-    there (Debian's OpenSSH accepts group-writable files in ``~/.ssh`` on the same
-    terms). Enumerating users may miss directory-service accounts: the name must match
-    too."""
-    try:
-        import grp
-        import pwd
-
-        group = grp.getgrgid(gid)
-        me = pwd.getpwuid(os.getuid())
-        primary = {entry.pw_uid for entry in pwd.getpwall() if entry.pw_gid == gid}
-        listed = {pwd.getpwnam(name).pw_uid for name in group.gr_mem}
-    except (ImportError, KeyError, OSError):
-        return False
-    members = primary | listed
-    others = members - {me.pw_uid, 0}
-    return group.gr_name == me.pw_name and me.pw_uid in members and not others
 
 
 def _refuse_foreign_links(folder: str) -> None:

@@ -47,10 +47,10 @@ def _write_page(rule: Any, version: str) -> str | None:
     folder = _cache_root() / version
     target = folder / f"{rule.id}.md"
     try:
-        from skillkit_core.cache_folder import make_private_folders
+        from skillkit_core.cache_folder import own_folder
         from skillkit_core.lint.rules_doc import rule_markdown
 
-        make_private_folders(str(folder))
+        own_folder(str(folder))
 
         text = rule_markdown(rule)
         if not target.is_file() or target.read_text(encoding="utf-8") != text:

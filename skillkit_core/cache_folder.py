@@ -88,15 +88,34 @@ def temp_cache_root() -> str:
 
 
 def temp_folder() -> str:
-    """``$TMPDIR``, ``$TEMP`` or ``$TMP`` when one is an absolute path to a folder, else
-    the first of ``/tmp``, ``/var/tmp`` and ``/usr/tmp`` there is. Not
-    ``tempfile.gettempdir``: it takes the current folder when no other can be written
-    (a cache would land in the agent's project), and writes a probe file to choose."""
-    for variable in ("TMPDIR", "TEMP", "TMP"):
-        value = os.environ.get(variable, "")
-        if os.path.isabs(value) and os.path.isdir(value):
-            return value
-    return next((c for c in ("/tmp", "/var/tmp", "/usr/tmp") if os.path.isdir(c)), "/tmp")
+    """``$TMPDIR``, ``$TEMP`` or ``$TMP`` when one is an absolute path to a folder this
+    user may write in, else the first such of ``/tmp``, ``/var/tmp`` and ``/usr/tmp``
+    (``/tmp`` when none is). Not ``tempfile.gettempdir``: it takes the current folder when
+    no other can be written (a cache would land in the agent's project), and writes a
+    probe file to choose."""
+    candidates = [os.environ.get(name, "") for name in ("TMPDIR", "TEMP", "TMP")]
+    for folder in (*candidates, "/tmp", "/var/tmp", "/usr/tmp"):
+        if os.path.isabs(folder) and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return "/tmp"
+
+
+def own_folder(path: str) -> str:
+    """``path``, made as :func:`make_private_folders` makes it, once it and the folder
+    above it are this user's alone: real folders (no symlinks), the user's, closed to
+    others' writing; ``OSError`` otherwise. For files written there by name, which a
+    folder another user made first (``skillkit-<uid>`` in the temp folder is a name
+    anyone can take) could turn into symlinks to the user's own files."""
+    make_private_folders(path)
+    if not hasattr(os, "getuid"):
+        return path
+    import stat
+
+    for folder in (os.path.dirname(path), path):
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise OSError(f"{folder} is not a folder of this user's alone")
+    return path
 
 
 def make_private_folders(path: str) -> None:

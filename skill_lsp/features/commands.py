@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import re
-import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,25 +227,16 @@ async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any
 
 
 def _output_folder() -> Path:
-    """``editor`` in skillkit's cache, else in the user's ``skillkit-<uid>`` temp folder
-    (not a shared ``<temp>/skillkit-editor``: a folder another user made first could hold
-    a symlink where a preview is written). A folder that is not this user's alone raises
-    ``OSError``, and the command fails with its message."""
-    from skillkit_core.cache_folder import cache_folder, make_private_folders, temp_cache_root
+    """``editor`` in skillkit's cache, else in the user's ``skillkit-<uid>`` temp folder,
+    either used only when it is the user's alone (:func:`~skillkit_core.cache_folder.own_folder`;
+    not a shared ``<temp>/skillkit-editor``). ``OSError`` when neither is, and the command
+    fails with its message."""
+    from skillkit_core.cache_folder import cache_folder, own_folder, temp_cache_root
 
-    folder = cache_folder("editor")
     try:
-        make_private_folders(folder)
-        return Path(folder)
+        return Path(own_folder(cache_folder("editor")))
     except OSError:
-        pass
-    folder = os.path.join(temp_cache_root(), "editor")
-    make_private_folders(folder)
-    for mine in (os.path.dirname(folder), folder):
-        info = os.lstat(mine)  # a symlink is not a folder here
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-            raise OSError(f"refusing to write previews in {mine}: it is not yours alone")
-    return Path(folder)
+        return Path(own_folder(os.path.join(temp_cache_root(), "editor")))
 
 
 def _safe(name: str) -> str:

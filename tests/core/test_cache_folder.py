@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import pwd
+import stat
+import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -16,6 +19,7 @@ from skillkit_core.cache_folder import (
     cache_folder,
     cache_root,
     make_private_folders,
+    own_folder,
     platform_cache_home,
     temp_folder,
 )
@@ -124,8 +128,71 @@ def test_editor_previews_fall_back_to_the_users_own_temp_folder(
     assert (own.stat().st_mode & 0o777, (own / "editor").stat().st_mode & 0o777) == (0o700,) * 2
     # Made by someone else first, open to all: a symlink planted there would take a preview.
     os.chmod(own, 0o777)
-    with pytest.raises(OSError, match="not yours alone"):
+    with pytest.raises(OSError, match="not a folder of this user's alone"):
         commands._output_folder()
+
+
+def test_editor_previews_check_a_cache_that_is_the_temp_fallback_too(
+    environment, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    # A user without a home: the cache root itself is <temp>/skillkit-<uid>, a name anyone
+    # may take first (the first branch was not checked, found by a probe).
+    from skill_lsp.features import commands
+
+    environment({"HOME": "relative", "no database home": ""}, sys.platform)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    planted = tmp_path / f"skillkit-{os.getuid()}" / "editor"
+    planted.mkdir(parents=True)
+    os.chown(planted.parent, 65534, 65534)
+    os.chown(planted, 65534, 65534)
+    (planted / "preview.md").symlink_to(tmp_path / "users-own-file")
+    with pytest.raises(OSError, match="not a folder of this user's alone"):
+        commands._output_folder()
+
+
+def test_own_folder_takes_only_real_folders_of_this_user_alone(tmp_path) -> None:
+    made = tmp_path / "new" / "folder"
+    assert own_folder(str(made)) == str(made)
+    assert stat.S_IMODE(made.stat().st_mode) == stat.S_IMODE((tmp_path / "new").stat().st_mode)
+    (tmp_path / "link").symlink_to(made)
+    refused = [tmp_path / "link", tmp_path / "open" / "folder", tmp_path / "theirs"]
+    (tmp_path / "open" / "folder").mkdir(parents=True, mode=0o700)
+    (tmp_path / "open").chmod(0o777)  # the folder above is open: it could be swapped
+    (tmp_path / "theirs").mkdir()
+    os.chown(tmp_path / "theirs", 65534, 65534)
+    for path in refused:
+        with pytest.raises(OSError, match="not a folder of this user's alone"):
+            own_folder(str(path))
+
+
+def test_a_temp_folder_the_user_cannot_write_is_passed_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # tempfile.gettempdir passes over a TMPDIR it cannot write in; so must the caches and
+    # the session store (they failed with "Permission denied"). Root may write anywhere:
+    # the check runs as user 65534, in a child that drops to it after its imports.
+    if os.geteuid() != 0:
+        pytest.skip("needs root to become another user")
+    shared = tempfile.mkdtemp(dir="/tmp")
+    try:
+        os.chmod(shared, 0o755)  # root's: 65534 may enter, not write
+        code = (
+            "import os; from skillkit_core.cache_folder import temp_folder; "
+            "os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534); "
+            "print(temp_folder())"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "TMPDIR": shared, "TEMP": "", "TMP": ""},
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        assert (done.returncode, done.stdout.strip()) == (0, "/tmp"), done.stderr
+        monkeypatch.setenv("TMPDIR", shared)
+        assert temp_folder() == shared  # root may write there
+    finally:
+        os.rmdir(shared)
 
 
 def test_the_temp_folder_is_never_the_current_one(

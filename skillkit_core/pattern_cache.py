@@ -29,7 +29,7 @@ import os
 import sys
 
 from skillkit_core.cache_folder import make_private_folders
-from skillkit_core.sealed import seal, unseal
+from skillkit_core.sealed import unseal, write_sealed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,20 +157,12 @@ class PatternCache:
                 break
             table.setdefault(key, value)
         self._passed_over.update(key for key in new if key not in table)
-        temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
-            data = seal(_HEADER, table)
             make_private_folders(os.path.dirname(self.path))
-            with open(temporary, "wb") as out:
-                out.write(data)
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):
-            import contextlib
-
-            with contextlib.suppress(OSError):
-                os.remove(temporary)  # a folder in the file's place, a full disk...
+        except OSError:
             return
-        self.kept = table
+        if write_sealed(self.path, _HEADER, table):
+            self.kept = table
 
 
 def _record(module: Any, compile_: Any) -> None:

@@ -15,6 +15,7 @@ could change skillkit itself.
 from __future__ import annotations
 
 import marshal
+import os
 from binascii import crc32
 
 TYPE_CHECKING = False
@@ -43,3 +44,24 @@ def unseal(header: bytes, sealed: bytes | None) -> Any:
         return marshal.loads(data)
     except (EOFError, ValueError, TypeError, MemoryError):
         return None
+
+
+def write_sealed(path: str, header: bytes, value: Any) -> bool:
+    """Replace the file ``path`` by ``value`` sealed with ``header``, atomically (written
+    beside it, then renamed: a reader sees the old file or the new one, and of two
+    processes writing at once the last one wins). False when it cannot be written (a
+    read-only folder, a full disk, a folder in the file's place, a value ``marshal``
+    cannot write); no temporary file is left then."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        data = seal(header, value)
+        with open(temporary, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        import contextlib  # only here: a built skill's every call imports this module
+
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        return False
+    return True

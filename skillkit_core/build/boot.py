@@ -442,18 +442,9 @@ class CodeCache:
         calls each write a whole file; the last one wins)."""
         if not self.added:
             return
-        from skillkit_core.sealed import seal
+        from skillkit_core.sealed import write_sealed
 
-        partial = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            with open(partial, "wb") as handle:
-                handle.write(seal(self.header, self.table))
-            os.replace(partial, self.path)
-        except (OSError, ValueError):  # a read-only cache: the next call compiles again
-            import contextlib
-
-            with contextlib.suppress(OSError):
-                os.remove(partial)
+        write_sealed(self.path, self.header, self.table)  # read-only: compiled again
 
 
 def target_id() -> str:

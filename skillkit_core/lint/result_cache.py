@@ -46,7 +46,7 @@ import time
 from skillkit_core.cache_folder import cache_folder, make_private_folders
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
-from skillkit_core.sealed import seal, unseal
+from skillkit_core.sealed import unseal, write_sealed
 
 try:  # hashlib's import loads OpenSSL, which costs more than hashing a skill folder
     from _blake2 import blake2b
@@ -219,16 +219,11 @@ class ResultCache:
             current = self._read_pack(pack)
             current.update(entries)
             fresh = {f: e for f, e in current.items() if _written(e) >= limit}
-            path = os.path.join(version, pack)
-            temporary = f"{path}.{os.getpid()}.tmp"
             try:
-                data = seal(_HEADER, fresh)
                 make_private_folders(version)
-                with open(temporary, "wb") as out:
-                    out.write(data)
-                os.replace(temporary, path)
-            except (OSError, ValueError):
-                _remove_quietly(temporary)  # a folder in the pack's place, a full disk...
+            except OSError:
+                continue
+            if not write_sealed(os.path.join(version, pack), _HEADER, fresh):
                 continue
             self._packs[pack] = fresh
             if pack.startswith("00"):  # now and then (one pack written in 256)
@@ -329,13 +324,6 @@ def _read_regular(path: str) -> bytes | None:
         return read_regular_file(path, sys.maxsize)
     except OSError:
         return None
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        return
 
 
 def _still_true(answers: Any) -> bool:

@@ -95,6 +95,15 @@ class PyzResult:
     warnings: list[str] = field(default_factory=list)
 
 
+# The pyz's own start-up code: copies of these modules at its top, importable before the
+# bundle is unpacked (so no skill file may take their names).
+_START_MODULES: dict[str, Any] = {
+    "_skillkit_boot.py": boot,
+    "_skillkit_warm.py": warm,
+    "_skillkit_cache_folder.py": cache_folder,
+}
+
+
 def build_pyz(
     entry: str,
     skill_name: str,
@@ -138,9 +147,10 @@ def build_pyz(
         config["skill_record"] = skill_record
     members = {
         "__main__.py": _MAIN.format(skill=skill_name, config=repr(config)).encode(),
-        "_skillkit_boot.py": Path(boot.__file__).with_suffix(".py").read_bytes(),
-        "_skillkit_warm.py": Path(warm.__file__).with_suffix(".py").read_bytes(),
-        "_skillkit_cache_folder.py": Path(cache_folder.__file__).with_suffix(".py").read_bytes(),
+        **{
+            name: Path(module.__file__).with_suffix(".py").read_bytes()
+            for name, module in _START_MODULES.items()
+        },
     }
     members.update(_compile(members, cache))
     members[boot.PURE_MEMBER] = pure_zip
@@ -175,12 +185,7 @@ def _collect(closure: Closure) -> tuple[dict[str, Path], list[DistFiles], list[s
             continue
         for arcname, path in dist.files:
             pure.setdefault(arcname, path)
-    reserved = (
-        "_skillkit_boot.py",
-        "_skillkit_warm.py",
-        "_skillkit_cache_folder.py",
-        "__main__.py",
-    )
+    reserved = (*_START_MODULES, "__main__.py")
     for arcname in [a for a in pure if a.split("/")[0] in reserved]:
         raise BuildError(f"the skill's files may not be named {arcname}; rename it")
     return pure, natives, names

@@ -84,6 +84,7 @@ def _load_all(config: dict[str, Any], python_dir: str) -> tuple[Any, Any, list[A
 
     if not config.get("pydantic_plugins", True):
         _skip_plugin_discovery()
+    _defer_unused_modules()
     # Patterns first: installing the code cache imports dataclasses, whose imports
     # compile a few.
     patterns = _open_patterns(python_dir)
@@ -290,32 +291,52 @@ def _skip_plugin_discovery() -> None:
     ``importlib.metadata`` and scans every distribution). Turn it off, and load
     ``importlib.metadata`` only when one of its names is really used."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if "importlib.metadata" not in sys.modules:
-        sys.modules["importlib.metadata"] = _DeferredModule("importlib.metadata")
+    _defer("importlib.metadata", _METADATA_FUNCTIONS)
+
+
+# The functions of importlib.metadata pydantic imports by name at start-up (it calls
+# ``entry_points`` only to look for plugins).
+_METADATA_FUNCTIONS = frozenset(
+    {
+        "distribution",
+        "distributions",
+        "entry_points",
+        "files",
+        "metadata",
+        "packages_distributions",
+        "requires",
+        "version",
+    }
+)
+# Modules imported at start-up (``import x``) and used only inside functions that a call
+# rarely runs: pydantic.types imports ``secrets`` for the comparisons of its Secret
+# types, and ``secrets`` loads OpenSSL (through hmac and hashlib) and ``random``, a
+# twentieth of a cold call's time.
+_UNUSED_AT_START = ("secrets",)
+
+
+def _defer_unused_modules() -> None:
+    """Put stand-ins for :data:`_UNUSED_AT_START` in ``sys.modules``: each loads when
+    one of its names is first read."""
+    for name in _UNUSED_AT_START:
+        _defer(name, frozenset())
+
+
+def _defer(name: str, functions: frozenset[str]) -> None:
+    if name not in sys.modules:
+        sys.modules[name] = _DeferredModule(name, functions)
 
 
 class _DeferredModule(type(sys)):  # type: ignore[misc]
     """A stand-in in ``sys.modules`` that imports the real module when it is really
-    used. ``import x`` only touches ``__spec__``; ``from x import f`` of one of the
-    module's functions gets a forwarder that imports the module when called (pydantic
+    used. ``import x`` only touches ``__spec__``; ``from x import f`` of one of
+    ``functions`` gets a forwarder that imports the module when called (pydantic
     imports ``entry_points`` at start-up and never calls it with plugins off); any
     other name imports the module at once."""
 
-    FUNCTIONS = frozenset(
-        {
-            "distribution",
-            "distributions",
-            "entry_points",
-            "files",
-            "metadata",
-            "packages_distributions",
-            "requires",
-            "version",
-        }
-    )
-
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, functions: frozenset[str]) -> None:
         super().__init__(name)
+        self._functions = functions
         from importlib.machinery import PathFinder
 
         # The path search itself, not importlib.util.find_spec: importing importlib.util
@@ -323,10 +344,11 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
         parent, _, _ = name.rpartition(".")
         spec = PathFinder.find_spec(name, sys.modules[parent].__path__ if parent else None)
         self.__spec__ = spec
-        self.__path__ = list(spec.submodule_search_locations or []) if spec else []
+        if spec is not None and spec.submodule_search_locations is not None:
+            self.__path__ = list(spec.submodule_search_locations)  # a package
 
     def __getattr__(self, attribute: str) -> Any:
-        if attribute in self.FUNCTIONS:
+        if attribute in self._functions:
 
             def forward(*args: Any, **kwargs: Any) -> Any:
                 return getattr(self._real(), attribute)(*args, **kwargs)

@@ -32,7 +32,6 @@ class StepContext:
     """
 
     __slots__ = (
-        "act",
         "action_result",
         "attempts",
         "host",
@@ -52,6 +51,15 @@ class StepContext:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ctx is read-only")
+
+    @property
+    def act(self) -> Any:
+        """The primitives (``ctx.act.ask_user(...)``), the same object as
+        ``skillkit_core.act``: loaded on first use, since most callbacks never touch them
+        and loading them is a noticeable part of a built skill's call."""
+        from skillkit_core.primitives import act
+
+        return act
 
     def __repr__(self) -> str:
         return f"StepContext(step={self.step!r}, attempts={self.attempts!r})"

@@ -574,7 +574,6 @@ class WorkflowEngine:
     # -- helpers ------------------------------------------------------------------
 
     def _ctx(self, step: str, **fields: Any) -> StepContext:
-        from skillkit_core.primitives import act
         from skillkit_core.prompts import system
 
         return StepContext(
@@ -584,7 +583,6 @@ class WorkflowEngine:
             store=self.store,
             refs=self.refs,
             host=self.handshake,
-            act=act,
             system=system,
             **fields,
         )

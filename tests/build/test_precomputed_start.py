@@ -315,3 +315,37 @@ def test_a_precomputed_session_start_imports_neither_typing_nor_secrets(
     }
     assert "skillkit_core.protocol.precomputed_start" in imported
     assert not {"pydantic", "typing", "secrets"} & imported
+
+
+def test_a_full_path_advance_loads_neither_secrets_nor_the_primitives(
+    tmp_path: Path, run_cache: Path
+) -> None:
+    # pydantic imports secrets (random, OpenSSL behind it) only for its Secret types'
+    # comparisons, and a ctx's primitives are loaded when a callback reads ctx.act: an
+    # answer to a plain step needs neither.
+    built, env = _built_loud_skill(tmp_path, run_cache)
+    pyz = built / "bin" / "loud.pyz"
+    env["SKILLKIT_WARM"] = "0"
+    folder = ["--session-dir", str(tmp_path / "sessions")]
+    started = subprocess.run(
+        [sys.executable, "-I", "-S", str(pyz), "start", "--session", "new", *folder],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert started.returncode == 0, started.stderr
+    session = json.loads(started.stdout)["sessionId"]
+    answer = ["--step", "ask", "--output", '{"text": "hi"}']
+    command = [sys.executable, "-I", "-S", "-X", "importtime", str(pyz), "advance"]
+    done = subprocess.run(
+        [*command, "--session", session, *folder, *answer], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the module was imported" in done.stderr  # the full path
+    imported = {
+        line.split("|")[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "pydantic" in imported
+    assert not {"secrets", "random", "skillkit_core.primitives"} & imported

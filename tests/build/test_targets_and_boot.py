@@ -373,6 +373,25 @@ def test_plugin_search_is_skipped_and_importlib_metadata_loads_only_when_used(
     assert callable(entry_points)
 
 
+def test_modules_unused_at_start_load_on_first_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import secrets as real_secrets
+    import sys
+
+    monkeypatch.delitem(sys.modules, "secrets")
+    boot._defer_unused_modules()
+    stand_in = sys.modules["secrets"]
+    assert isinstance(stand_in, boot._DeferredModule)
+    assert "__path__" not in vars(stand_in), "a plain module must not look like a package"
+    import secrets  # what pydantic.types does at start-up
+
+    assert secrets is stand_in, "importing it loads nothing"
+    assert secrets.compare_digest(b"key", b"key") and not secrets.compare_digest(b"a", b"b")
+    real = sys.modules["secrets"]
+    assert real is not stand_in and not isinstance(real, boot._DeferredModule)
+    assert real.token_bytes is not None
+    monkeypatch.setitem(sys.modules, "secrets", real_secrets)
+
+
 FINISH = """
 import atexit, sys, threading, time
 sys.path.insert(0, {root!r})

@@ -101,21 +101,77 @@ def temp_folder() -> str:
 
 
 def own_folder(path: str) -> str:
-    """``path``, made as :func:`make_private_folders` makes it, once it and the folder
-    above it are this user's alone: real folders (no symlinks), the user's, closed to
-    others' writing; ``OSError`` otherwise. For files written there by name, which a
-    folder another user made first (``skillkit-<uid>`` in the temp folder is a name
-    anyone can take) could turn into symlinks to the user's own files."""
+    """The real path of ``path``, made as :func:`make_private_folders` makes it, once
+    :func:`private_folder` accepts it; ``OSError`` otherwise. For files written there by
+    name, which a folder another user made first (``skillkit-<uid>`` in the temp folder is
+    a name anyone can take) could turn into symlinks to the user's own files."""
+    refuse_foreign_links(path)  # before anything is made through one
+    if not os.path.isdir(path) and hasattr(os, "getuid"):
+        existing = os.path.dirname(path)
+        while existing != os.path.dirname(existing) and not os.path.isdir(existing):
+            existing = os.path.dirname(existing)
+        # Nothing is made where another user could change it.
+        _check_chain(path, os.path.realpath(existing), above=True)
     make_private_folders(path)
-    if not hasattr(os, "getuid"):
-        return path
+    return private_folder(path)
+
+
+def private_folder(folder: str) -> str:
+    """The real path of ``folder``: refused (``OSError``) when another user could change
+    what is in it. It must be this user's and open to nobody else's writing, and so must
+    every folder above it (the real ones, symlinks resolved), except that those may be
+    root's, and sticky ones such as ``/tmp`` may be open to all (there only an entry's
+    owner may move or replace it, and the entry below is checked to be this user's or
+    root's). A folder someone else may rename or replace anywhere on the way would let
+    them swap the whole tree between the check and its use."""
+    real = os.path.realpath(folder)
+    if hasattr(os, "getuid"):
+        refuse_foreign_links(folder)
+        _check_chain(folder, real, above=False)
+    return real
+
+
+def _check_chain(folder: str, path: str, *, above: bool) -> None:
+    """Check ``path`` (a real path) and every folder above it as :func:`private_folder`
+    says; ``above``: ``path`` is itself a folder above the one in question, which may be
+    root's or sticky. ``folder`` names the folder in question in the error."""
     import stat
 
-    for folder in (os.path.dirname(path), path):
-        info = os.lstat(folder)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-            raise OSError(f"{folder} is not a folder of this user's alone")
-    return path
+    owners = (os.getuid(), 0) if above else (os.getuid(),)
+    while True:
+        info = os.lstat(path)
+        writable = info.st_mode & 0o022 and not (above and info.st_mode & stat.S_ISVTX)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
+            raise OSError(
+                f"{folder} is not a private folder of this user (another user could change {path})"
+            )
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path, owners, above = parent, (os.getuid(), 0), True
+
+
+def refuse_foreign_links(folder: str) -> None:
+    """``OSError`` when a symlink on the way to ``folder`` is another user's than this
+    one's or root's: made in a sticky folder such as ``/tmp`` under the name a cache
+    takes, it would choose where files are written (and removed)."""
+    if not hasattr(os, "getuid"):
+        return
+    import stat
+
+    current = os.sep
+    for part in os.path.abspath(folder).split(os.sep):
+        if not part:
+            continue
+        current = os.path.join(current, part)
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return  # nothing further exists yet
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (os.getuid(), 0):
+            raise OSError(
+                f"{folder} is not a private folder of this user ({current} is another user's link)"
+            )
 
 
 def make_private_folders(path: str) -> None:

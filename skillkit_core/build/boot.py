@@ -540,7 +540,7 @@ def _unpacked(base: str, name: str) -> str | None:
     if not os.path.isdir(folder):
         return None
     try:
-        folder = _private(folder)
+        folder = _cache_rule().private_folder(folder)
     except OSError:
         return None
     _touch(folder)
@@ -579,11 +579,11 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
     import tempfile
     import zipfile
 
-    _refuse_foreign_links(base)  # before anything is made through one
-    # Each missing folder open to this user alone: with the umask's mode, _private
-    # could refuse the folders it made (and the session store the temp skillkit-<uid>).
-    _cache_rule().make_private_folders(base)
-    base = _private(base)  # checked before anything is written in it
+    rule = _cache_rule()
+    # Each missing folder made open to this user alone (with the umask's mode, the check
+    # could refuse the folders it made, and the session store the temp skillkit-<uid>),
+    # and checked before anything is written in it.
+    base = rule.own_folder(base)
     final = os.path.join(base, name)
     scratch = tempfile.mkdtemp(prefix=".unpack-", dir=base)
     try:
@@ -600,7 +600,7 @@ def _extract(archive: str, member: str, base: str, name: str) -> str:
         if os.path.isdir(scratch):
             shutil.rmtree(scratch, ignore_errors=True)
     _prune(base, name)
-    return _private(final)  # another process's, or one refused before: checked too
+    return rule.private_folder(final)  # another process's, or one refused before: checked too
 
 
 def _touch(folder: str) -> None:
@@ -629,58 +629,6 @@ def _prune(base: str, keep: str) -> None:
                 shutil.rmtree(entry.path, ignore_errors=True)
         except OSError:
             continue
-
-
-def _private(folder: str) -> str:
-    """The real path of ``folder``, a cache folder whose files the call imports: refused
-    (``OSError``) when another user could have planted code in it. It must be this user's
-    and open to nobody else's writing, and so must every folder above it (the real ones,
-    symlinks resolved), except that those may be root's, and sticky ones such as ``/tmp``
-    may be open to all (there only an entry's owner may move or replace it, and the entry
-    below is checked to be this user's or root's). A folder someone else may rename or
-    replace anywhere on the way would let them swap the whole tree between the check and
-    the import."""
-    real = os.path.realpath(folder)
-    if not hasattr(os, "getuid"):
-        return real
-    import stat
-
-    _refuse_foreign_links(folder)
-    path, owners = real, (os.getuid(),)
-    while True:
-        info = os.lstat(path)
-        writable = info.st_mode & 0o022 and not (path != real and info.st_mode & stat.S_ISVTX)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
-            raise OSError(
-                f"{folder} is not a private folder of this user (another user could change {path})"
-            )
-        parent = os.path.dirname(path)
-        if parent == path:
-            return real
-        path, owners = parent, (os.getuid(), 0)
-
-
-def _refuse_foreign_links(folder: str) -> None:
-    """``OSError`` when a symlink on the way to ``folder`` is another user's than this
-    one's or root's: made in a sticky folder such as ``/tmp`` under the name the cache
-    takes, it would choose where the call unpacks (and prunes)."""
-    if not hasattr(os, "getuid"):
-        return
-    import stat
-
-    current = os.sep
-    for part in os.path.abspath(folder).split(os.sep):
-        if not part:
-            continue
-        current = os.path.join(current, part)
-        try:
-            info = os.lstat(current)
-        except OSError:
-            return  # nothing further exists yet
-        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (os.getuid(), 0):
-            raise OSError(
-                f"{folder} is not a private folder of this user ({current} is another user's link)"
-            )
 
 
 def _bytecode_name(archive: Any) -> Any:

@@ -128,7 +128,7 @@ def test_editor_previews_fall_back_to_the_users_own_temp_folder(
     assert (own.stat().st_mode & 0o777, (own / "editor").stat().st_mode & 0o777) == (0o700,) * 2
     # Made by someone else first, open to all: a symlink planted there would take a preview.
     os.chmod(own, 0o777)
-    with pytest.raises(OSError, match="not a folder of this user's alone"):
+    with pytest.raises(OSError, match="not a private folder of this user"):
         commands._output_folder()
 
 
@@ -146,23 +146,35 @@ def test_editor_previews_check_a_cache_that_is_the_temp_fallback_too(
     os.chown(planted.parent, 65534, 65534)
     os.chown(planted, 65534, 65534)
     (planted / "preview.md").symlink_to(tmp_path / "users-own-file")
-    with pytest.raises(OSError, match="not a folder of this user's alone"):
+    with pytest.raises(OSError, match="not a private folder of this user"):
         commands._output_folder()
 
 
-def test_own_folder_takes_only_real_folders_of_this_user_alone(tmp_path) -> None:
+def test_own_folder_takes_only_folders_no_other_user_can_change(tmp_path) -> None:
     made = tmp_path / "new" / "folder"
     assert own_folder(str(made)) == str(made)
     assert stat.S_IMODE(made.stat().st_mode) == stat.S_IMODE((tmp_path / "new").stat().st_mode)
-    (tmp_path / "link").symlink_to(made)
-    refused = [tmp_path / "link", tmp_path / "open" / "folder", tmp_path / "theirs"]
-    (tmp_path / "open" / "folder").mkdir(parents=True, mode=0o700)
-    (tmp_path / "open").chmod(0o777)  # the folder above is open: it could be swapped
+    (tmp_path / "mine").symlink_to(made)  # the user's own link: where it leads is checked
+    assert own_folder(str(tmp_path / "mine")) == str(made)
     (tmp_path / "theirs").mkdir()
     os.chown(tmp_path / "theirs", 65534, 65534)
+    (tmp_path / "their-link").symlink_to(made)
+    os.lchown(tmp_path / "their-link", 65534, 65534)
+    (tmp_path / "open" / "deep" / "folder").mkdir(parents=True, mode=0o700)
+    (tmp_path / "open").chmod(0o777)  # two levels up, open: the tree could be swapped
+    (tmp_path / "sticky" / "folder").mkdir(parents=True, mode=0o700)
+    (tmp_path / "sticky").chmod(0o1777)  # as /tmp: only an entry's owner may move it
+    assert own_folder(str(tmp_path / "sticky" / "folder")) == str(tmp_path / "sticky" / "folder")
+    refused = [
+        tmp_path / "theirs",
+        tmp_path / "theirs" / "below",
+        tmp_path / "their-link",
+        tmp_path / "open" / "deep" / "folder",
+    ]
     for path in refused:
-        with pytest.raises(OSError, match="not a folder of this user's alone"):
+        with pytest.raises(OSError, match="not a private folder of this user"):
             own_folder(str(path))
+    assert not (tmp_path / "theirs" / "below").exists(), "nothing is made through theirs"
 
 
 def test_a_temp_folder_the_user_cannot_write_is_passed_over(

@@ -261,6 +261,21 @@ def _elided_key_body(text: str, end: int) -> bool:
     )
 
 
+def _searched_once(text: str) -> Callable[[str], bool]:
+    """``word in text``, each word searched for once (patterns share needle groups: a
+    text holding no fetch command would be read through for each word of the group once
+    per pattern)."""
+    answers: dict[str, bool] = {}
+
+    def occurs(word: str) -> bool:
+        answer = answers.get(word)
+        if answer is None:
+            answer = answers[word] = word in text
+        return answer
+
+    return occurs
+
+
 def _not_placeholder(text: str, start: int, end: int) -> bool:
     return not is_placeholder(text, start, end)
 
@@ -280,7 +295,7 @@ def _find(
     previous match, not from the start for each. ``keep``, when given, is asked of each
     match (the text, its start and end) and drops those it answers false for.
     ``present``, when given, holds the needles the text holds (found already)."""
-    occurs = text.__contains__ if present is None else present.__contains__
+    occurs = _searched_once(text) if present is None else present.__contains__
     found: list[Finding] = []
     for (pattern, message), groups in zip(patterns, needles, strict=True):
         if not all(any(map(occurs, words)) for words in groups):

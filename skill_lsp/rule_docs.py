@@ -52,12 +52,13 @@ def _write_page(rule: Any, version: str) -> str | None:
 
         own_folder(str(folder))
 
-        text = rule_markdown(rule)
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        page = rule_markdown(rule).encode("utf-8")
+        # Compared as bytes: a damaged page (not UTF-8) is one to write again, not an error.
+        if not target.is_file() or target.read_bytes() != page:
             # Write beside, then rename: two servers starting together never see half a page.
             handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(page)
             os.replace(temporary, target)
     except OSError:
         return None

@@ -116,6 +116,20 @@ def own_folder(path: str) -> str:
     return private_folder(path)
 
 
+def may_use(folder: str) -> bool:
+    """Whether files kept in ``folder`` may be read and written: no other user could
+    change it (:func:`private_folder`: a file planted there would be read, a link in
+    place of one written would be written through), or it does not exist yet (what makes
+    it, :func:`own_folder`, checks the folders above)."""
+    if not os.path.lexists(folder):
+        return True
+    try:
+        private_folder(folder)
+    except OSError:
+        return False
+    return True
+
+
 def private_folder(folder: str) -> str:
     """The real path of ``folder``: refused (``OSError``) when another user could change
     what is in it. It must be this user's and open to nobody else's writing, and so must
@@ -140,8 +154,10 @@ def _check_chain(folder: str, path: str, *, above: bool) -> None:
     owners = (os.getuid(), 0) if above else (os.getuid(),)
     while True:
         info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            raise OSError(f"{folder} is not a private folder of this user ({path} is no folder)")
         writable = info.st_mode & 0o022 and not (above and info.st_mode & stat.S_ISVTX)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in owners or writable:
+        if info.st_uid not in owners or writable:
             raise OSError(
                 f"{folder} is not a private folder of this user (another user could change {path})"
             )

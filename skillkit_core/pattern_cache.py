@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-from skillkit_core.cache_folder import make_private_folders
+from skillkit_core.cache_folder import may_use, own_folder
 from skillkit_core.sealed import unseal, write_sealed
 
 TYPE_CHECKING = False
@@ -99,6 +99,8 @@ class PatternCache:
         compile_ = _engine_compile or getattr(_sre, "compile", None)
         if name is None or compile_ is None or not _keyed_as_expected(re):
             return None
+        if not may_use(directory):
+            return None
         path = os.path.join(directory, name)
         if path in _opened:
             cache = _opened[path]
@@ -158,7 +160,7 @@ class PatternCache:
             table.setdefault(key, value)
         self._passed_over.update(key for key in new if key not in table)
         try:
-            make_private_folders(os.path.dirname(self.path))
+            own_folder(os.path.dirname(self.path))
         except OSError:
             return
         if write_sealed(self.path, _HEADER, table):

@@ -55,7 +55,7 @@ def write_sealed(path: str, header: bytes, value: Any) -> bool:
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         data = seal(header, value)
-        with open(temporary, "wb") as out:
+        with os.fdopen(_create(temporary), "wb") as out:
             out.write(data)
         os.replace(temporary, path)
     except (OSError, ValueError):
@@ -65,3 +65,16 @@ def write_sealed(path: str, header: bytes, value: Any) -> bool:
             os.remove(temporary)
         return False
     return True
+
+
+def _create(path: str) -> int:
+    """A new file at ``path``, this user's alone, opened for writing: never an existing
+    one, and never through a symbolic link (whatever a link there names would be
+    overwritten). One left by a process that died with this process id is replaced."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags, 0o600)
+    except FileExistsError:
+        os.remove(path)  # a link itself, never what it names
+        return os.open(path, flags, 0o600)

@@ -22,7 +22,8 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -241,28 +242,27 @@ def _bundle(
     report: Progress,
 ) -> None:
     from skillkit_core.build.record_data import skill_record_data
-    from skillkit_core.build.wheels import cache_root
 
     def detail(text: str) -> None:
         report("detail", text)
 
-    cache = cache_root(options.cache_dir)
     skill_record = skill_record_data(stage)
     if mode == "pyz":
         from skillkit_core.build.pyz import build_pyz
         from skillkit_core.build.start_data import precompute_start
 
-        built = build_pyz(
-            options.entry,
-            definition.name,
-            stage / "bin" / f"{definition.name}.pyz",
-            targets=targets,
-            pythons=pythons,
-            cache=cache,
-            progress=detail,
-            start=precompute_start(definition),
-            skill_record=skill_record,
-        )
+        with _build_cache(options.cache_dir, result) as cache:
+            built = build_pyz(
+                options.entry,
+                definition.name,
+                stage / "bin" / f"{definition.name}.pyz",
+                targets=targets,
+                pythons=pythons,
+                cache=cache,
+                progress=detail,
+                start=precompute_start(definition),
+                skill_record=skill_record,
+            )
         result.native = built.native
         result.distributions = built.distributions
         result.warnings.extend(built.warnings)
@@ -282,6 +282,24 @@ def _bundle(
     )
     result.warnings.extend(binary.warnings)
     result.distributions = binary.distributions
+
+
+@contextmanager
+def _build_cache(explicit: Path | None, result: BuildResult) -> Iterator[Path]:
+    """The build cache (:func:`~skillkit_core.build.wheels.private_cache`), or, when
+    another user could change it, a temporary folder for this build alone (slower: every
+    wheel is fetched and every module compiled again), with a warning saying why."""
+    from skillkit_core.build.wheels import private_cache
+
+    try:
+        cache = private_cache(explicit)
+    except OSError as error:
+        result.warnings.append(f"built without the build cache: {error}")
+    else:
+        yield cache
+        return
+    with tempfile.TemporaryDirectory(prefix="skillkit-build-cache-") as scratch:
+        yield Path(scratch)
 
 
 def _write_wrapper(name: str, stage: Path, mode: str, targets: tuple[str, ...]) -> None:

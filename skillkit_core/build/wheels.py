@@ -35,6 +35,23 @@ def cache_root(explicit: Path | None = None) -> Path:
     return Path(explicit) if explicit is not None else Path(skillkit_cache())
 
 
+# The folders of the build cache: downloaded wheels, compiled bytecode, zipped members.
+CACHE_FOLDERS = ("wheels", "bytecode", "zips")
+
+
+def private_cache(explicit: Path | None = None) -> Path:
+    """:func:`cache_root`, once it and its :data:`CACHE_FOLDERS` are made and no other
+    user could change them (:func:`skillkit_core.cache_folder.own_folder`): a wheel or a
+    ``.pyc`` planted there would go into every skill built, and run as whoever runs it.
+    ``OSError`` (naming what is wrong) otherwise."""
+    from skillkit_core.cache_folder import own_folder
+
+    root = Path(own_folder(str(cache_root(explicit))))
+    for name in CACHE_FOLDERS:
+        own_folder(str(root / name))
+    return root
+
+
 def canonical(name: str) -> str:
     """A distribution name as PEP 503 compares it."""
     return re.sub(r"[-_.]+", "-", name).lower()

@@ -43,7 +43,7 @@ import os
 import sys
 import time
 
-from skillkit_core.cache_folder import cache_folder, make_private_folders
+from skillkit_core.cache_folder import cache_folder, may_use, own_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.sealed import unseal, write_sealed
@@ -124,6 +124,7 @@ class ResultCache:
         self._code_known = False
         self._packs: dict[str, dict[str, Any]] = {}
         self._kept: list[tuple[str, str, tuple]] = []
+        self._usable: bool | None = None
 
     @classmethod
     def default(cls) -> ResultCache | None:
@@ -220,7 +221,7 @@ class ResultCache:
             current.update(entries)
             fresh = {f: e for f, e in current.items() if _written(e) >= limit}
             try:
-                make_private_folders(version)
+                own_folder(version)
             except OSError:
                 continue
             if not write_sealed(os.path.join(version, pack), _HEADER, fresh):
@@ -236,7 +237,7 @@ class ResultCache:
 
     def _read_pack(self, pack: str) -> dict[str, Any]:
         code = self._code_version()
-        if code is None:
+        if code is None or not self._may_use():
             return {}
         # Another user's pack is not read: findings it planted could hide a skill's
         # problems (and marshal is not made for data it cannot trust). A damaged one
@@ -248,6 +249,13 @@ class ResultCache:
             return {}
         entries = unseal(_HEADER, data)
         return entries if isinstance(entries, dict) else {}
+
+    def _may_use(self) -> bool:
+        """Whether packs may be read from :attr:`directory`: a folder no other user could
+        change (found once per cache), or none yet."""
+        if self._usable is None:
+            self._usable = may_use(self.directory)
+        return self._usable
 
     def _code_version(self) -> str | None:
         """A digest of the code a check runs (``None`` when PyYAML cannot be found)."""
@@ -348,11 +356,14 @@ def _remove_stale(directory: str) -> None:
     except OSError:
         return
     for version in versions:
-        for current, _folders, names in os.walk(os.path.join(directory, version), topdown=False):
+        top = os.path.join(directory, version)
+        if not os.path.isdir(top) or os.path.islink(top):
+            continue  # a link walked would remove what it leads to
+        for current, _folders, names in os.walk(top, topdown=False):
             for name in names:
                 path = os.path.join(current, name)
                 try:
-                    if os.stat(path).st_mtime < limit:
+                    if os.lstat(path).st_mtime < limit:
                         os.remove(path)
                 except OSError:
                     continue

@@ -4,6 +4,8 @@ copied content, SKILL.md overrides and the spec check of the result."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import textwrap
 from pathlib import Path
 
@@ -229,3 +231,28 @@ def test_every_example_and_fixture_passes_the_strict_validator(
     assert set(built_skills) == set(ENTRIES)
     for folder in built_skills.values():
         assert validate(folder) == [], folder.name
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
+def test_a_build_cache_another_user_could_change_is_not_used(tmp_path: Path) -> None:
+    # Found by a probe: a .pyc planted in the bytecode cache (named by its source's hash,
+    # checked against nothing) went into the built skill, and ran as whoever ran it.
+    from skillkit_core.build.pipeline import BuildResult, _build_cache
+    from skillkit_core.build.wheels import private_cache
+
+    mine = private_cache(tmp_path / "mine")
+    assert sorted(p.name for p in mine.iterdir()) == ["bytecode", "wheels", "zips"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (mine, *mine.iterdir())} == {0o700}
+    theirs = tmp_path / "theirs"
+    (theirs / "bytecode").mkdir(parents=True)
+    os.chown(theirs, 65534, 65534)
+    result = BuildResult(tmp_path / "out", "skill", "pyz", ())
+    with _build_cache(theirs, result) as cache:
+        assert cache != theirs and cache.is_dir() and not list(cache.iterdir())
+    assert not cache.exists()
+    assert len(result.warnings) == 1
+    assert result.warnings[0].startswith("built without the build cache: ")
+    assert "another user could change" in result.warnings[0]
+    assert sorted(p.name for p in theirs.iterdir()) == ["bytecode"]
+    with _build_cache(tmp_path / "mine", result) as cache:
+        assert cache == mine

@@ -19,8 +19,10 @@ from skillkit_core.cache_folder import (
     cache_folder,
     cache_root,
     make_private_folders,
+    may_use,
     own_folder,
     platform_cache_home,
+    private_folder,
     temp_folder,
 )
 
@@ -112,6 +114,21 @@ def test_every_part_keeps_its_files_in_the_one_cache(environment, tmp_path) -> N
     assert commands._output_folder() == tmp_path / "editor"
 
 
+def test_a_damaged_rule_page_is_written_again(environment, tmp_path) -> None:
+    # Found by a probe: a page that was no UTF-8 raised out of the diagnostics.
+    from skill_lsp import rule_docs
+
+    environment({"SKILLKIT_CACHE_DIR": str(tmp_path)}, sys.platform)
+    rule = rule_docs.find_rule("broken-link")
+    uri = rule_docs._write_page(rule, "9.9")
+    page = tmp_path / "rules" / "9.9" / "broken-link.md"
+    assert uri == page.as_uri()
+    written = page.read_bytes()
+    page.write_bytes(b"\xff\xfe")
+    assert rule_docs._write_page(rule, "9.9") == uri
+    assert page.read_bytes() == written
+
+
 def test_editor_previews_fall_back_to_the_users_own_temp_folder(
     environment, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
@@ -175,6 +192,17 @@ def test_own_folder_takes_only_folders_no_other_user_can_change(tmp_path) -> Non
         with pytest.raises(OSError, match="not a private folder of this user"):
             own_folder(str(path))
     assert not (tmp_path / "theirs" / "below").exists(), "nothing is made through theirs"
+
+
+def test_may_use_takes_a_private_folder_or_none_yet(tmp_path) -> None:
+    (tmp_path / "mine").mkdir(mode=0o700)
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open").chmod(0o777)
+    (tmp_path / "file").write_text("")
+    assert may_use(str(tmp_path / "mine")) and may_use(str(tmp_path / "missing"))
+    assert not may_use(str(tmp_path / "open")) and not may_use(str(tmp_path / "file"))
+    with pytest.raises(OSError, match=r"file is no folder"):
+        private_folder(str(tmp_path / "file"))
 
 
 def test_a_temp_folder_the_user_cannot_write_is_passed_over(

@@ -343,6 +343,22 @@ def test_another_users_file_is_not_read(tmp_path: Path) -> None:
     assert run.stdout.strip() == "0"  # its patterns would run in this process
 
 
+def test_a_folder_another_user_could_change_is_neither_read_nor_written(tmp_path: Path) -> None:
+    # A file planted there would be read (its patterns run here), and a link planted
+    # where a save writes would be written through.
+    assert _python(SAVE_RUN, str(tmp_path), "3").stdout.strip() == "3"
+    kept = _cache_file(tmp_path).read_bytes()
+    tmp_path.chmod(0o777)
+    opened = "import sys\nfrom skillkit_core.pattern_cache import PatternCache\n"
+    opened += "print(PatternCache.open(sys.argv[1]))"
+    run = _python(opened, str(tmp_path))
+    assert (run.returncode, run.stdout.strip()) == (0, "None"), run.stderr
+    run = _python(SAVE_RUN, str(tmp_path / "check"), "3")  # below it: not made
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert not (tmp_path / "check").exists()
+    assert _cache_file(tmp_path).read_bytes() == kept
+
+
 REOPEN_RUN = r"""
 import os, sys
 from skillkit_core import pattern_cache

@@ -9,6 +9,7 @@ import marshal
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -252,6 +253,55 @@ def test_another_users_pack_is_not_read(
     os.chown(pack, 12345, 12345)
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2  # checked again, not read back
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
+def test_a_cache_folder_another_user_could_change_is_neither_read_nor_written(
+    tmp_path: Path, cache: ResultCache, counted: Counted
+) -> None:
+    # Found by a probe: with no home, the cache is <temp>/skillkit-<uid>, a name anyone
+    # may take first; a link planted under the name of the file a save writes before it
+    # renames made the save overwrite whatever the link named.
+    folder = _skill(tmp_path)
+    fresh = _json([str(folder)], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    theirs = tmp_path / "theirs"
+    pack_folder = theirs / pack.parent.name
+    pack_folder.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file")
+    (pack_folder / f"{pack.name}.{os.getpid()}.tmp").symlink_to(victim)
+    planted = ("planted", "error", "a planted finding", None, None, None, None, [])
+    _replace_reports(cache, ([planted], [], 0))
+    (pack_folder / pack.name).write_bytes(pack.read_bytes())
+    for made in (theirs, pack_folder, pack_folder / pack.name):
+        os.chown(made, 65534, 65534)
+    theirs.chmod(0o777)
+    assert _json([str(folder)], ResultCache(str(theirs))) == fresh  # the planted pack unread
+    assert counted.calls == 2
+    assert victim.read_text() == "the user's own file"
+    assert sorted(p.name for p in pack_folder.iterdir()) == sorted(
+        [pack.name, f"{pack.name}.{os.getpid()}.tmp"]
+    )
+
+
+def test_stale_packs_are_removed_only_inside_the_caches_own_folders(tmp_path: Path) -> None:
+    # A link named like a folder of packs would have had the files it leads to removed.
+    elsewhere = tmp_path / "docs" / "sub"
+    elsewhere.mkdir(parents=True)
+    old = time.time() - (result_cache.STALE_DAYS + 1) * 24 * 3600
+    for name in ("notes.txt", "sub/more.txt"):
+        (tmp_path / "docs" / name).write_text("kept")
+        os.utime(tmp_path / "docs" / name, (old, old))
+    directory = tmp_path / "cache"
+    (directory / "results-own").mkdir(parents=True)
+    (directory / "results-own" / "stale").write_text("old")
+    os.utime(directory / "results-own" / "stale", (old, old))
+    (directory / "results-link").symlink_to(tmp_path / "docs")
+    result_cache._remove_stale(str(directory))
+    assert (tmp_path / "docs" / "notes.txt").read_text() == "kept"
+    assert (tmp_path / "docs" / "sub" / "more.txt").read_text() == "kept"
+    assert not (directory / "results-own").exists()
 
 
 def _damaged_packs(sealed: bytes) -> dict[str, bytes]:

@@ -116,13 +116,11 @@ def own_folder(path: str) -> str:
     return private_folder(path)
 
 
-def may_use(folder: str) -> bool:
-    """Whether files kept in ``folder`` may be read and written: no other user could
-    change it (:func:`private_folder`: a file planted there would be read, a link in
-    place of one written would be written through), or it does not exist yet (what makes
-    it, :func:`own_folder`, checks the folders above)."""
-    if not os.path.lexists(folder):
-        return True
+def may_read(folder: str) -> bool:
+    """Whether files kept in ``folder`` may be read: it exists and no other user could
+    change it (:func:`private_folder`). Only this user can make a folder pass, and only
+    this user can then change it, so the answer holds; a folder that cannot be seen
+    (missing, or behind one this user may not enter) has nothing to read."""
     try:
         private_folder(folder)
     except OSError:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-from skillkit_core.cache_folder import may_use, own_folder
+from skillkit_core.cache_folder import may_read, own_folder
 from skillkit_core.sealed import unseal, write_sealed
 
 TYPE_CHECKING = False
@@ -99,8 +99,6 @@ class PatternCache:
         compile_ = _engine_compile or getattr(_sre, "compile", None)
         if name is None or compile_ is None or not _keyed_as_expected(re):
             return None
-        if not may_use(directory):
-            return None
         path = os.path.join(directory, name)
         if path in _opened:
             cache = _opened[path]
@@ -108,7 +106,10 @@ class PatternCache:
                 cache.write = write
             return cache
         cache = _opened[path] = cls(path, {}, write)
-        for key, arguments in _read(cache.path).items():
+        # Read only from a folder no other user could change (a planted file's patterns
+        # would run here); a save makes its folder and checks it likewise.
+        kept = _read(cache.path) if may_read(directory) else {}
+        for key, arguments in kept.items():
             pattern = _rebuilt(compile_, key, arguments)
             if pattern is not None:
                 re._cache.setdefault((type(key[0]), *key), pattern)  # type: ignore[attr-defined]

@@ -56,6 +56,7 @@ def execute(
                 f"unknown format '{output_format}'; use {', '.join(formats.FORMATS)}",
                 code="usage",
             )
+        cache = None if no_cache else ResultCache.default()
         outcome = run_check(
             paths,
             select=select,
@@ -65,11 +66,13 @@ def execute(
             config_file=config or None,
             hosts=hosts,
             helpers=helpers,
-            cache=None if no_cache else ResultCache.default(),
+            cache=cache,
         )
     except SkillkitError as error:
         _usage_error(error)
         return USAGE_ERROR
+    if cache is not None and cache.refused:
+        _warn(f"results are not kept: {cache.refused}")
     run = outcome.run
     if output_format == "text":
         console = _text_console(hosts)
@@ -202,11 +205,19 @@ def main(argv: Sequence[str], helpers: Helpers | None = None) -> int:
     return execute(**options, helpers=helpers)
 
 
+def _warn(message: str) -> None:
+    _say(f"warning: {message}")
+
+
 def _usage_error(error: SkillkitError) -> None:
-    # The message can quote a path from the command line, control characters and all.
+    _say(f"error[{error.code}]: {error.message}")
+
+
+def _say(line: str) -> None:
+    # The line can quote a path from the command line, control characters and all.
     from skillkit_core.safe_text import escape_controls
 
-    print(escape_controls(f"error[{error.code}]: {error.message}"), file=sys.stderr)
+    print(escape_controls(line), file=sys.stderr)
 
 
 def _start_helpers() -> Helpers:

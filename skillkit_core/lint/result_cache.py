@@ -43,7 +43,7 @@ import os
 import sys
 import time
 
-from skillkit_core.cache_folder import cache_folder, may_use, own_folder
+from skillkit_core.cache_folder import cache_folder, may_read, own_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.sealed import unseal, write_sealed
@@ -124,7 +124,10 @@ class ResultCache:
         self._code_known = False
         self._packs: dict[str, dict[str, Any]] = {}
         self._kept: list[tuple[str, str, tuple]] = []
-        self._usable: bool | None = None
+        self._readable: bool | None = None
+        self.refused: str | None = None
+        """Why :meth:`save` could not keep results, when its folder is one another user
+        could change (for the command to say so once, as pip does of its cache)."""
 
     @classmethod
     def default(cls) -> ResultCache | None:
@@ -222,7 +225,8 @@ class ResultCache:
             fresh = {f: e for f, e in current.items() if _written(e) >= limit}
             try:
                 own_folder(version)
-            except OSError:
+            except OSError as error:
+                self.refused = str(error)
                 continue
             if not write_sealed(os.path.join(version, pack), _HEADER, fresh):
                 continue
@@ -237,7 +241,7 @@ class ResultCache:
 
     def _read_pack(self, pack: str) -> dict[str, Any]:
         code = self._code_version()
-        if code is None or not self._may_use():
+        if code is None or not self._may_read():
             return {}
         # Another user's pack is not read: findings it planted could hide a skill's
         # problems (and marshal is not made for data it cannot trust). A damaged one
@@ -250,12 +254,13 @@ class ResultCache:
         entries = unseal(_HEADER, data)
         return entries if isinstance(entries, dict) else {}
 
-    def _may_use(self) -> bool:
-        """Whether packs may be read from :attr:`directory`: a folder no other user could
-        change (found once per cache), or none yet."""
-        if self._usable is None:
-            self._usable = may_use(self.directory)
-        return self._usable
+    def _may_read(self) -> bool:
+        """Whether packs may be read from :attr:`directory`
+        (:func:`~skillkit_core.cache_folder.may_read`, asked once per cache: a folder
+        that passes stays so, and one made during the check holds only its own packs)."""
+        if self._readable is None:
+            self._readable = may_read(self.directory)
+        return self._readable
 
     def _code_version(self) -> str | None:
         """A digest of the code a check runs (``None`` when PyYAML cannot be found)."""

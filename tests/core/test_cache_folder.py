@@ -19,7 +19,7 @@ from skillkit_core.cache_folder import (
     cache_folder,
     cache_root,
     make_private_folders,
-    may_use,
+    may_read,
     own_folder,
     platform_cache_home,
     private_folder,
@@ -194,13 +194,14 @@ def test_own_folder_takes_only_folders_no_other_user_can_change(tmp_path) -> Non
     assert not (tmp_path / "theirs" / "below").exists(), "nothing is made through theirs"
 
 
-def test_may_use_takes_a_private_folder_or_none_yet(tmp_path) -> None:
+def test_may_read_takes_only_a_private_folder_it_can_see(tmp_path) -> None:
     (tmp_path / "mine").mkdir(mode=0o700)
     (tmp_path / "open").mkdir()
     (tmp_path / "open").chmod(0o777)
     (tmp_path / "file").write_text("")
-    assert may_use(str(tmp_path / "mine")) and may_use(str(tmp_path / "missing"))
-    assert not may_use(str(tmp_path / "open")) and not may_use(str(tmp_path / "file"))
+    assert may_read(str(tmp_path / "mine"))
+    for name in ("open", "file", "missing"):
+        assert not may_read(str(tmp_path / name)), name
     with pytest.raises(OSError, match=r"file is no folder"):
         private_folder(str(tmp_path / "file"))
 

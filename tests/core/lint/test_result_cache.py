@@ -285,6 +285,23 @@ def test_a_cache_folder_another_user_could_change_is_neither_read_nor_written(
     )
 
 
+def test_a_cache_folder_not_there_when_first_asked_is_not_read_in_that_run(
+    tmp_path: Path, cache: ResultCache
+) -> None:
+    # Found by a probe: "missing" was taken as "fine", and the answer kept, so a folder
+    # another user made visible during the check (it was one the user could not enter
+    # at first) had its packs read.
+    _json([str(_skill(tmp_path))], cache)
+    (pack,) = [p for p in Path(cache.directory).rglob("*") if p.is_file()]
+    later = ResultCache(str(tmp_path / "later"))
+    assert later._read_pack(pack.name) == {}
+    (tmp_path / "later" / pack.parent.name).mkdir(parents=True, mode=0o700)
+    (tmp_path / "later").chmod(0o700)
+    (tmp_path / "later" / pack.parent.name / pack.name).write_bytes(pack.read_bytes())
+    assert later._read_pack(pack.name) == {}
+    assert ResultCache(str(tmp_path / "later"))._read_pack(pack.name) != {}
+
+
 def test_stale_packs_are_removed_only_inside_the_caches_own_folders(tmp_path: Path) -> None:
     # A link named like a folder of packs would have had the files it leads to removed.
     elsewhere = tmp_path / "docs" / "sub"
@@ -534,3 +551,21 @@ def test_skillkit_cache_dir_keeps_results_in_its_check_folder(tmp_path: Path) ->
     assert _command(str(folder), env=env).returncode == 0
     assert [path.name for path in (tmp_path / "cache").iterdir()] == ["check"]
     assert list((tmp_path / "cache" / "check").glob("results-*"))
+
+
+def test_the_command_says_once_why_results_are_not_kept(tmp_path: Path) -> None:
+    # As pip does of a cache folder it cannot trust: silence would leave a user whose
+    # ~/.cache is group-writable (umask 002) wondering why every check is a first one.
+    folder = _skill(tmp_path)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache").chmod(0o777)
+    env = {"SKILLKIT_CACHE_DIR": str(tmp_path / "cache"), "SKILLKIT_NO_CACHE": ""}
+    done = _command(str(folder), env=env)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("warning: results are not kept: ")
+    assert "another user could change" in warnings[0]
+    assert list((tmp_path / "cache").iterdir()) == []
+    quiet = _command(str(folder), env={**env, "SKILLKIT_NO_CACHE": "1"})
+    assert "warning" not in quiet.stderr

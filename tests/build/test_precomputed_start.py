@@ -308,11 +308,7 @@ def test_a_precomputed_session_start_imports_neither_typing_nor_secrets(
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["line"] == 2
-    imported = {
-        line.split("|")[-1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:")
-    }
+    imported = _imported(done.stderr)
     assert "skillkit_core.protocol.precomputed_start" in imported
     assert not {"pydantic", "typing", "secrets"} & imported
 
@@ -342,10 +338,15 @@ def test_a_full_path_advance_loads_neither_secrets_nor_the_primitives(
     )
     assert done.returncode == 0, done.stderr
     assert "the module was imported" in done.stderr  # the full path
-    imported = {
-        line.split("|")[-1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:")
-    }
+    imported = _imported(done.stderr)
     assert "pydantic" in imported
     assert not {"secrets", "random", "skillkit_core.primitives"} & imported
+
+
+def _imported(importtime: str) -> set[str]:
+    """The modules ``python -X importtime`` reports in ``importtime`` (its stderr)."""
+    return {
+        line.split("|")[-1].strip()
+        for line in importtime.splitlines()
+        if line.startswith("import time:")
+    }

@@ -24,6 +24,8 @@ from skillkit_core.sealed import seal, unseal
 from tests.core.lint.skillmd_support import make_skill, skill_md
 
 CORPUS = Path(__file__).parents[3].parent / "shared" / "corpus"
+# A finding someone else wrote into a pack: read back, it would be shown.
+PLANTED = ("planted", "error", "a planted finding", None, None, None, None, [])
 
 
 class Counted:
@@ -247,9 +249,7 @@ def test_another_users_pack_is_not_read(
 ) -> None:
     folder = _skill(tmp_path)
     fresh = _json([str(folder)], cache)
-    # Findings for the folder written by someone else: read back, they would be shown.
-    planted = ("planted", "error", "a planted finding", None, None, None, None, [])
-    pack = _replace_reports(cache, ([planted], [], 0))
+    pack = _replace_reports(cache, ([PLANTED], [], 0))
     os.chown(pack, 12345, 12345)
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
     assert counted.calls == 2  # checked again, not read back
@@ -271,8 +271,7 @@ def test_a_cache_folder_another_user_could_change_is_neither_read_nor_written(
     victim = tmp_path / "victim.txt"
     victim.write_text("the user's own file")
     (pack_folder / f"{pack.name}.{os.getpid()}.tmp").symlink_to(victim)
-    planted = ("planted", "error", "a planted finding", None, None, None, None, [])
-    _replace_reports(cache, ([planted], [], 0))
+    _replace_reports(cache, ([PLANTED], [], 0))
     (pack_folder / pack.name).write_bytes(pack.read_bytes())
     for made in (theirs, pack_folder, pack_folder / pack.name):
         os.chown(made, 65534, 65534)

@@ -57,6 +57,10 @@ _TICKET_BYTES = 2
 # Every ticket must fit in the pipe before anyone reads: a pipe holds at least a page.
 _MAX_TICKETS = 4096 // _TICKET_BYTES
 _NOT_DONE = object()
+# Helpers done with their work but not yet exited when last looked at (freeing a helper's
+# memory takes it about a millisecond, which the caller need not wait for): reaped when
+# helpers are next started, or by init once the caller exits.
+_exiting: list[int] = []
 
 
 def worker_count(items: int) -> int:
@@ -154,6 +158,7 @@ class Helpers:
     def start(cls, load: Callable[[], Work], count: int) -> Helpers:
         """Fork up to ``count`` helpers; each calls ``load`` at once to get its work
         function, then waits for a job."""
+        _reap_exited()
         if count < 1 or not can_fork():
             return cls([], None)
         try:
@@ -341,7 +346,7 @@ def _collect(helper: _Helper) -> list[tuple[int, list[Any]]]:
         data = _read_all(helper.result_fd)
     except OSError:
         data = b""
-    _reap(helper.pid, 0)
+    _reap(helper.pid, os.WNOHANG)  # its results are in: its exit need not be waited for
     try:
         chunks = marshal.loads(data) if data else []
     except (EOFError, ValueError, TypeError):
@@ -372,6 +377,19 @@ def _stop(helpers: list[_Helper]) -> None:
 
 def _reap(pid: int, options: int) -> None:
     try:
-        os.waitpid(pid, options)
+        reaped, _ = os.waitpid(pid, options)
     except ChildProcessError:
         return  # reaped already
+    if reaped == 0:  # not exited yet (os.WNOHANG)
+        _exiting.append(pid)
+
+
+def _reap_exited() -> None:
+    """Reap the helpers that had not exited when last looked at, as far as they have."""
+    for pid in list(_exiting):
+        try:
+            reaped, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            reaped = pid
+        if reaped:
+            _exiting.remove(pid)

@@ -67,6 +67,23 @@ def test_map_forked_keeps_the_order_of_the_items() -> None:
 
 
 @needs_fork
+def test_helpers_are_reaped_without_being_waited_for() -> None:
+    # The caller takes a helper's results without waiting for it to free its memory
+    # (about a millisecond of a check); it is reaped when helpers are next started.
+    items = list(range(64))
+    assert parallel.map_forked(lambda n: n + 1, items, 3) == [n + 1 for n in items]
+    started = list(parallel._exiting)
+    deadline = time.monotonic() + 10
+    while parallel._exiting and time.monotonic() < deadline:
+        time.sleep(0.05)
+        parallel.Helpers.start(lambda: None, 0)  # starts none, reaps those exited
+    assert parallel._exiting == []
+    for pid in started:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # no zombie left
+
+
+@needs_fork
 def test_a_failing_child_has_its_share_done_by_the_caller() -> None:
     caller = os.getpid()
 

@@ -44,7 +44,19 @@ def rule_doc_uri(rule_id: str, version: str) -> str | None:
 
 
 def _write_page(rule: Any, version: str) -> str | None:
-    folder = _cache_root() / version
+    """Write the rule's page under ``rules`` in skillkit's cache, else (a cache folder
+    another user could change, or none that can be written) under ``skillkit-<uid>`` in
+    the temp folder, as the editor previews do; its URI, or None when neither serves."""
+    from skillkit_core.cache_folder import temp_cache_root
+
+    for root in (_cache_root(), Path(temp_cache_root()) / "rules"):
+        uri = _write_page_in(root / version, rule)
+        if uri is not None:
+            return uri
+    return None
+
+
+def _write_page_in(folder: Path, rule: Any) -> str | None:
     target = folder / f"{rule.id}.md"
     try:
         from skillkit_core.cache_folder import own_folder

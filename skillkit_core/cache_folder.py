@@ -28,6 +28,10 @@ import sys
 VARIABLE = "SKILLKIT_CACHE_DIR"
 
 
+class NotPrivate(OSError):
+    """A folder another user could change (see :func:`private_folder`)."""
+
+
 def cache_root() -> str:
     """``$SKILLKIT_CACHE_DIR``, else ``skillkit`` in :func:`platform_cache_home`, else
     :func:`temp_cache_root` (see the module's description)."""
@@ -149,20 +153,21 @@ def _check_chain(folder: str, path: str, *, above: bool) -> None:
     root's or sticky. ``folder`` names the folder in question in the error."""
     import stat
 
-    owners = (os.getuid(), 0) if above else (os.getuid(),)
+    uid = os.getuid()
     while True:
         info = os.lstat(path)
         if not stat.S_ISDIR(info.st_mode):
-            raise OSError(f"{folder} is not a private folder of this user ({path} is no folder)")
+            raise NotPrivate(f"{folder} is not a private folder of this user ({path} is no folder)")
         writable = info.st_mode & 0o022 and not (above and info.st_mode & stat.S_ISVTX)
-        if info.st_uid not in owners or writable:
-            raise OSError(
+        mine = info.st_uid == uid or (above and info.st_uid in root_ids())
+        if not mine or writable:
+            raise NotPrivate(
                 f"{folder} is not a private folder of this user (another user could change {path})"
             )
         parent = os.path.dirname(path)
         if parent == path:
             return
-        path, owners, above = parent, (os.getuid(), 0), True
+        path, above = parent, True
 
 
 def refuse_foreign_links(folder: str) -> None:
@@ -182,10 +187,51 @@ def refuse_foreign_links(folder: str) -> None:
             info = os.lstat(current)
         except OSError:
             return  # nothing further exists yet
-        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (os.getuid(), 0):
-            raise OSError(
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (os.getuid(), *root_ids()):
+            raise NotPrivate(
                 f"{folder} is not a private folder of this user ({current} is another user's link)"
             )
+
+
+_root_ids: tuple[int, ...] | None = None
+
+
+def root_ids() -> tuple[int, ...]:
+    """The owners that stand for root: 0, and in a user namespace that does not map root
+    (the sandboxes bubblewrap makes, as agents' sandboxes on Linux do) the kernel's
+    overflow id, which every owner from outside shows as (``/proc/sys/kernel/overflowuid``,
+    65534 by default). There root's ``/`` and ``/tmp`` show as that id: without it no
+    folder would pass. Such an owner may also be another user of the host, whom the
+    sandbox cannot tell from root; but the folder itself must still be this user's, and
+    nothing above it open to others' writing unless sticky."""
+    global _root_ids
+    if _root_ids is None:
+        _root_ids = (0,) if _maps_root() else (0, _overflow_id())
+    return _root_ids
+
+
+def _maps_root() -> bool:
+    """Whether root (0 outside) has an id in this process's user namespace; true where
+    that cannot be read (no ``/proc``, not Linux)."""
+    try:
+        with open("/proc/self/uid_map", encoding="ascii") as mapping:
+            lines = mapping.read().split("\n")
+    except (OSError, ValueError):
+        return True
+    # Each line maps ``count`` ids from ``outside`` on: root is mapped by the one from 0.
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "0" and fields[2].isdigit() and int(fields[2]) > 0:
+            return True
+    return False
+
+
+def _overflow_id() -> int:
+    try:
+        with open("/proc/sys/kernel/overflowuid", encoding="ascii") as value:
+            return int(value.read().strip())
+    except (OSError, ValueError):
+        return 65534
 
 
 def make_private_folders(path: str) -> None:

@@ -72,7 +72,8 @@ def _create(path: str) -> int:
     one, and never through a symbolic link (whatever a link there names would be
     overwritten). One left by a process that died with this process id is replaced."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0)
+    # O_BINARY: Windows would write each \n of the data as \r\n (the checksum then fails).
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         return os.open(path, flags, 0o600)
     except FileExistsError:

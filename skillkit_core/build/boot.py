@@ -360,7 +360,7 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
     def _real(self) -> Any:
         name = self.__name__
         if sys.modules.get(name) is self:
-            del sys.modules[name]
+            sys.modules.pop(name, None)  # another thread may have taken it out already
         import importlib
 
         return importlib.import_module(name)

@@ -314,7 +314,9 @@ def _bytecode_key(name: str, source: bytes) -> str:
 
 
 def _compile_into(folder: Path, jobs: dict[str, tuple[str, bytes]]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+    from skillkit_core.cache_folder import make_private_folders
+
+    make_private_folders(str(folder))
     with tempfile.TemporaryDirectory(prefix="skillkit-pyc-") as scratch:
         root = Path(scratch)
         work = []

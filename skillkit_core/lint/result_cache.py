@@ -43,7 +43,7 @@ import os
 import sys
 import time
 
-from skillkit_core.cache_folder import cache_folder, may_read, own_folder
+from skillkit_core.cache_folder import NotPrivate, cache_folder, may_read, own_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.sealed import unseal, write_sealed
@@ -225,8 +225,10 @@ class ResultCache:
             fresh = {f: e for f, e in current.items() if _written(e) >= limit}
             try:
                 own_folder(version)
-            except OSError as error:
+            except NotPrivate as error:
                 self.refused = str(error)
+                continue
+            except OSError:  # a read-only file system, say: nothing worth a warning
                 continue
             if not write_sealed(os.path.join(version, pack), _HEADER, fresh):
                 continue

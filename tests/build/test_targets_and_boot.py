@@ -242,6 +242,32 @@ def test_a_sticky_folder_open_to_all_above_the_cache_is_fine(
     assert folder == str(tmp_path / "sticky" / "cache" / "bundles" / "native-abc")
 
 
+def test_in_a_user_namespace_without_root_the_overflow_owner_stands_for_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In a sandbox such as bubblewrap makes, root's / and /tmp show as the overflow id:
+    # taken for another user's, they refused every cache (a built skill could not run).
+    if os.getuid() != 0:
+        pytest.skip("chown needs root")
+    above = tmp_path / "sticky"
+    (above / "mine").mkdir(parents=True, mode=0o700)
+    (above / "theirs").mkdir(mode=0o700)
+    above.chmod(0o1777)
+    for folder in (above, above / "theirs"):
+        os.chown(folder, 65534, 65534)
+    monkeypatch.setattr(cache_folder, "_root_ids", None)
+    monkeypatch.setattr(cache_folder, "_maps_root", lambda: True)
+    with pytest.raises(cache_folder.NotPrivate):
+        cache_folder.private_folder(str(above / "mine"))  # 65534 is just another user
+    monkeypatch.setattr(cache_folder, "_root_ids", None)
+    monkeypatch.setattr(cache_folder, "_maps_root", lambda: False)
+    monkeypatch.setattr(cache_folder, "_overflow_id", lambda: 65534)
+    assert cache_folder.private_folder(str(above / "mine")) == str(above / "mine")
+    with pytest.raises(cache_folder.NotPrivate):  # the folder itself must be the user's
+        cache_folder.private_folder(str(above / "theirs"))
+    monkeypatch.setattr(cache_folder, "_root_ids", None)
+
+
 def test_the_temp_fallback_is_private_so_sessions_may_live_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

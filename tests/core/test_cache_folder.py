@@ -129,6 +129,25 @@ def test_a_damaged_rule_page_is_written_again(environment, tmp_path) -> None:
     assert page.read_bytes() == written
 
 
+def test_rule_pages_fall_back_to_the_users_own_temp_folder(
+    environment, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    # As the previews do: a cache folder another user could change (a ~/.cache made
+    # group-writable by umask 002) would otherwise leave diagnostics without rule links.
+    from skill_lsp import rule_docs
+
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache").chmod(0o777)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    environment({"SKILLKIT_CACHE_DIR": str(tmp_path / "cache")}, sys.platform)
+    monkeypatch.setenv("TMPDIR", str(temp))
+    uri = rule_docs._write_page(rule_docs.find_rule("broken-link"), "9.9")
+    page = temp / f"skillkit-{os.getuid()}" / "rules" / "9.9" / "broken-link.md"
+    assert uri == page.as_uri() and page.is_file()
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
 def test_editor_previews_fall_back_to_the_users_own_temp_folder(
     environment, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:

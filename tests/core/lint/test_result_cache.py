@@ -568,3 +568,8 @@ def test_the_command_says_once_why_results_are_not_kept(tmp_path: Path) -> None:
     assert list((tmp_path / "cache").iterdir()) == []
     quiet = _command(str(folder), env={**env, "SKILLKIT_NO_CACHE": "1"})
     assert "warning" not in quiet.stderr
+    # A cache that cannot be written for other reasons (a read-only home in a sandbox,
+    # a file in the way) is kept quiet, as before.
+    (tmp_path / "a-file").write_text("")
+    blocked = _command(str(folder), env={**env, "SKILLKIT_CACHE_DIR": str(tmp_path / "a-file")})
+    assert blocked.returncode == 0 and "warning" not in blocked.stderr, blocked.stderr

@@ -133,13 +133,14 @@ def may_read(folder: str) -> bool:
 
 
 def private_folder(folder: str) -> str:
-    """The real path of ``folder``: refused (``OSError``) when another user could change
-    what is in it. It must be this user's and open to nobody else's writing, and so must
-    every folder above it (the real ones, symlinks resolved), except that those may be
-    root's, and sticky ones such as ``/tmp`` may be open to all (there only an entry's
-    owner may move or replace it, and the entry below is checked to be this user's or
-    root's). A folder someone else may rename or replace anywhere on the way would let
-    them swap the whole tree between the check and its use."""
+    """The real path of ``folder``: refused (:class:`NotPrivate`) when another user
+    could change what is in it. It must be this user's and open to nobody else's
+    writing, and so must every folder above it (the real ones, symlinks resolved), except
+    that those may be root's (see :func:`root_ids`), and sticky ones such as ``/tmp`` may
+    be open to all (there only an entry's owner may move or replace it, and the entry
+    below is checked to be this user's or root's). A folder someone else may rename or
+    replace anywhere on the way would let them swap the whole tree between the check and
+    its use."""
     real = os.path.realpath(folder)
     if hasattr(os, "getuid"):
         refuse_foreign_links(folder)
@@ -171,9 +172,9 @@ def _check_chain(folder: str, path: str, *, above: bool) -> None:
 
 
 def refuse_foreign_links(folder: str) -> None:
-    """``OSError`` when a symlink on the way to ``folder`` is another user's than this
-    one's or root's: made in a sticky folder such as ``/tmp`` under the name a cache
-    takes, it would choose where files are written (and removed)."""
+    """:class:`NotPrivate` when a symlink on the way to ``folder`` is another user's
+    than this one's or root's: made in a sticky folder such as ``/tmp`` under the name a
+    cache takes, it would choose where files are written (and removed)."""
     if not hasattr(os, "getuid"):
         return
     import stat

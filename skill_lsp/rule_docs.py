@@ -15,12 +15,6 @@ from typing import Any
 _written: dict[str, str | None] = {}
 
 
-def _cache_root() -> Path:
-    from skillkit_core.cache_folder import cache_folder
-
-    return Path(cache_folder("rules"))
-
-
 def find_rule(rule_id: str) -> Any:
     """The registered rule with this id, or None (server-side findings have no entry)."""
     try:
@@ -44,26 +38,16 @@ def rule_doc_uri(rule_id: str, version: str) -> str | None:
 
 
 def _write_page(rule: Any, version: str) -> str | None:
-    """Write the rule's page under ``rules`` in skillkit's cache, else (a cache folder
-    another user could change, or none that can be written) under ``skillkit-<uid>`` in
-    the temp folder, as the editor previews do; its URI, or None when neither serves."""
-    from skillkit_core.cache_folder import temp_cache_root
-
-    for root in (_cache_root(), Path(temp_cache_root()) / "rules"):
-        uri = _write_page_in(root / version, rule)
-        if uri is not None:
-            return uri
-    return None
-
-
-def _write_page_in(folder: Path, rule: Any) -> str | None:
-    target = folder / f"{rule.id}.md"
+    """Write the rule's page under ``rules`` in skillkit's cache, else under
+    ``skillkit-<uid>`` in the temp folder, as the editor previews do
+    (:func:`~skillkit_core.cache_folder.own_cache_folder`); its URI, or None when
+    neither serves."""
     try:
-        from skillkit_core.cache_folder import own_folder
+        from skillkit_core.cache_folder import own_cache_folder, own_folder
         from skillkit_core.lint.rules_doc import rule_markdown
 
-        own_folder(str(folder))
-
+        folder = Path(own_folder(os.path.join(own_cache_folder("rules"), version)))
+        target = folder / f"{rule.id}.md"
         page = rule_markdown(rule).encode("utf-8")
         # Compared as bytes: a damaged page (not UTF-8) is one to write again, not an error.
         if not target.is_file() or target.read_bytes() != page:

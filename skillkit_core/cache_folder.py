@@ -120,6 +120,17 @@ def own_folder(path: str) -> str:
     return private_folder(path)
 
 
+def own_cache_folder(name: str) -> str:
+    """The folder ``name`` in :func:`cache_root`, else in :func:`temp_cache_root` (a
+    cache another user could change, or one that cannot be written), made and accepted by
+    :func:`own_folder`; ``OSError`` when neither is. For files written there by name
+    (the language server's previews and rule pages)."""
+    try:
+        return own_folder(cache_folder(name))
+    except OSError:
+        return own_folder(os.path.join(temp_cache_root(), name))
+
+
 def may_read(folder: str) -> bool:
     """Whether files kept in ``folder`` may be read: it exists and no other user could
     change it (:func:`private_folder`). Only this user can make a folder pass, and only

@@ -228,15 +228,13 @@ async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any
 
 def _output_folder() -> Path:
     """``editor`` in skillkit's cache, else in the user's ``skillkit-<uid>`` temp folder,
-    either used only when it is the user's alone (:func:`~skillkit_core.cache_folder.own_folder`;
-    not a shared ``<temp>/skillkit-editor``). ``OSError`` when neither is, and the command
-    fails with its message."""
-    from skillkit_core.cache_folder import cache_folder, own_folder, temp_cache_root
+    either used only when it is the user's alone
+    (:func:`~skillkit_core.cache_folder.own_cache_folder`; not a shared
+    ``<temp>/skillkit-editor``). ``OSError`` when neither is, and the command fails with
+    its message."""
+    from skillkit_core.cache_folder import own_cache_folder
 
-    try:
-        return Path(own_folder(cache_folder("editor")))
-    except OSError:
-        return Path(own_folder(os.path.join(temp_cache_root(), "editor")))
+    return Path(own_cache_folder("editor"))
 
 
 def _safe(name: str) -> str:

@@ -110,7 +110,8 @@ def test_every_part_keeps_its_files_in_the_one_cache(environment, tmp_path) -> N
     environment({"SKILLKIT_CACHE_DIR": str(tmp_path)}, sys.platform)
     assert str(wheel_cache()) == str(tmp_path)
     assert check_directory() == str(tmp_path / "check")
-    assert rule_docs._cache_root() == tmp_path / "rules"
+    page = tmp_path / "rules" / "9.9" / "broken-link.md"
+    assert rule_docs._write_page(rule_docs.find_rule("broken-link"), "9.9") == page.as_uri()
     assert commands._output_folder() == tmp_path / "editor"
 
 

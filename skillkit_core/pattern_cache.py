@@ -85,13 +85,17 @@ class PatternCache:
         self.write = not sys.dont_write_bytecode if write is None else write
 
     @classmethod
-    def open(cls, directory: str, *, write: bool | None = None) -> PatternCache | None:
+    def open(
+        cls, directory: str, *, write: bool | None = None, checked: bool = False
+    ) -> PatternCache | None:
         """Load the patterns kept under ``directory`` into ``re``'s cache and record
         those compiled from now on; ``None`` when this interpreter's ``re`` is not one
         this works with (then nothing is changed). A process may open several; opening
         one again gives the same cache (``write``, when given, then replaces its
         setting). :meth:`save` writes when ``write`` says so (``None``: when Python
-        writes bytecode)."""
+        writes bytecode). ``checked``: the caller found ``directory`` private already
+        (:func:`~skillkit_core.cache_folder.private_folder`), as a built skill's boot
+        does of its bundle folder, so it is not walked again."""
         import _sre
         import re
 
@@ -108,7 +112,7 @@ class PatternCache:
         cache = _opened[path] = cls(path, {}, write)
         # Read only from a folder no other user could change (a planted file's patterns
         # would run here); a save makes its folder and checks it likewise.
-        kept = _read(cache.path) if may_read(directory) else {}
+        kept = _read(cache.path) if checked or may_read(directory) else {}
         for key, arguments in kept.items():
             pattern = _rebuilt(compile_, key, arguments)
             if pattern is not None:

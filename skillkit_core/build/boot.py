@@ -104,7 +104,7 @@ def _open_patterns(python_dir: str) -> Any:
     try:
         from skillkit_core.pattern_cache import PatternCache
 
-        return PatternCache.open(python_dir)
+        return PatternCache.open(python_dir, checked=True)  # by extracted()
     except Exception:
         _debug()
         return None

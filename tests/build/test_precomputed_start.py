@@ -292,15 +292,20 @@ def test_a_built_skill_serves_a_plain_start_without_importing_its_module(
     assert json.loads(plain.stdout)["step"] == "ask"
 
 
+def _cold_loud_pyz(tmp_path: Path, run_cache: Path) -> tuple[Path, dict[str, str]]:
+    """The pyz of :func:`_built_loud_skill`, and its environment with warm processes off
+    (each call is a cold one)."""
+    built, env = _built_loud_skill(tmp_path, run_cache)
+    return built / "bin" / "loud.pyz", {**env, "SKILLKIT_WARM": "0"}
+
+
 def test_a_precomputed_session_start_imports_neither_typing_nor_secrets(
     tmp_path: Path, run_cache: Path
 ) -> None:
     # What keeps a served start cheap: no pydantic, no typing (the protocol package and
     # the session store import none), no secrets (random and base64 behind it: a session
     # id is os.urandom's, the snapshot key exists after the first session).
-    built, env = _built_loud_skill(tmp_path, run_cache)
-    pyz = built / "bin" / "loud.pyz"
-    env["SKILLKIT_WARM"] = "0"
+    pyz, env = _cold_loud_pyz(tmp_path, run_cache)
     start = ["start", "--session", "new", "--session-dir", str(tmp_path / "sessions")]
     command = [sys.executable, "-I", "-S", "-X", "importtime", str(pyz), *start]
     first = subprocess.run(command, capture_output=True, text=True, env=env)  # unpacks
@@ -319,9 +324,7 @@ def test_a_full_path_advance_loads_neither_secrets_nor_the_primitives(
     # pydantic imports secrets (random, OpenSSL behind it) only for its Secret types'
     # comparisons, and a ctx's primitives are loaded when a callback reads ctx.act: an
     # answer to a plain step needs neither.
-    built, env = _built_loud_skill(tmp_path, run_cache)
-    pyz = built / "bin" / "loud.pyz"
-    env["SKILLKIT_WARM"] = "0"
+    pyz, env = _cold_loud_pyz(tmp_path, run_cache)
     folder = ["--session-dir", str(tmp_path / "sessions")]
     started = subprocess.run(
         [sys.executable, "-I", "-S", str(pyz), "start", "--session", "new", *folder],

@@ -25,6 +25,36 @@ def main() -> None:
     except KeyboardInterrupt:
         # Ctrl-C: stop without a traceback, with the shell's code for it (128 + SIGINT).
         sys.exit(130)
+    except OSError as error:
+        if not _failed_writing(error):
+            raise
+        # Output cannot be written (a full disk): say so, as the error of the command.
+        from skillkit_core.streams import cannot_write, send_to_null
+
+        send_to_null(sys.stdout)
+        print(f"error[output]: {cannot_write(error)}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _failed_writing(error: OSError) -> bool:
+    """Whether ``error`` stopped the command's output: stdout fails again (what it
+    could not write stays in its buffer), or an error that only writing gives came
+    from an open stream (an unbuffered stdout, a file being written), which names no
+    file as opening one does."""
+    import errno
+
+    if error.filename is None and error.errno in (
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EFBIG,
+        errno.EIO,
+    ):
+        return True
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
 
 
 def _dispatch(words: list[str]) -> int | None:

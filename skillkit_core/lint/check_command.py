@@ -22,9 +22,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
+    from skillkit_core.lint.check_paths import CheckOutcome
     from skillkit_core.lint.parallel import Helpers, Work
 
 USAGE_ERROR = 2
+# The report could not be written (a full disk): the check itself failed, as on misuse.
+OUTPUT_ERROR = 2
 
 
 def execute(
@@ -73,6 +76,24 @@ def execute(
         return USAGE_ERROR
     if cache is not None and cache.refused:
         _warn(f"results are not kept: {cache.refused}")
+    try:
+        _report(outcome, output_format, fix=fix, hosts=hosts)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: the console script stops quietly
+    except OSError as error:  # a full disk, say
+        from skillkit_core.streams import cannot_write, send_to_null
+
+        send_to_null(sys.stdout)
+        _say(f"error[output]: {cannot_write(error)}")
+        return OUTPUT_ERROR
+    return outcome.run.exit_code
+
+
+def _report(outcome: CheckOutcome, output_format: str, *, fix: bool, hosts: bool) -> None:
+    """Print the findings of ``outcome`` in ``output_format``."""
+    from skillkit_core.lint import format as formats
+
     run = outcome.run
     if output_format == "text":
         console = _text_console(hosts)
@@ -91,7 +112,6 @@ def execute(
         print(formats.render_sarif(run))
     else:
         print(formats.render_github(run))
-    return run.exit_code
 
 
 def _text_console(hosts: bool) -> Any:

@@ -149,20 +149,38 @@ def _schemas(definition: Definition) -> list[Any]:
     return found
 
 
-def emit(reply: Reply, out: TextIO | None, err: TextIO) -> int:
+def emit(reply: Reply, out: TextIO | None, err: TextIO | None) -> int:
     """Write a reply; a closed stdout (the agent stopped reading, or the process started
-    without one: ``None``) is not an error."""
+    without one: ``None``) is not an error. A stdout that fails otherwise (a full disk,
+    an I/O error) is: exit code 1 and a line on stderr. Diagnostics that stderr cannot
+    take are dropped (the result still goes to stdout)."""
+    _write_quietly(err, reply.text + "".join(f"skillkit: {note}\n" for note in reply.notes))
+    if not reply.stdout or out is None:  # None: started with stdout closed
+        return reply.code
     try:
-        err.write(reply.text)
-        for note in reply.notes:
-            err.write(f"skillkit: {note}\n")
-        err.flush()
-        if reply.stdout and out is not None:  # None: started with stdout closed
-            out.write(reply.stdout)
-            out.flush()
-    except BrokenPipeError:
-        pass
+        out.write(reply.stdout)
+        out.flush()
+    except OSError as error:
+        from skillkit_core.streams import cannot_write, send_to_null
+
+        send_to_null(out)
+        if isinstance(error, BrokenPipeError):
+            return reply.code
+        _write_quietly(err, f"skillkit: error[output]: {cannot_write(error)}\n")
+        return 1
     return reply.code
+
+
+def _write_quietly(stream: TextIO | None, text: str) -> None:
+    if not text or stream is None:  # None: started without stderr
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        from skillkit_core.streams import send_to_null
+
+        send_to_null(stream)
 
 
 def _step_of(argv: list[str]) -> str | None:
@@ -199,25 +217,34 @@ def claim_stdout() -> TextIO:
     global _protocol_stdout, _original_stdout
     if _protocol_stdout is None:
         try:
-            out_fd, err_fd = sys.stdout.fileno(), sys.stderr.fileno()
+            out_fd = sys.stdout.fileno()
         except (AttributeError, ValueError, OSError):
-            return _utf8(sys.stdout)  # no descriptors to move (an embedding host)
+            return _utf8(sys.stdout)  # no descriptor to move (an embedding host)
         sys.stdout.flush()
         private = os.dup(out_fd)
-        os.dup2(err_fd, out_fd)
         _protocol_stdout = open(private, "w", encoding="utf-8", closefd=True)  # noqa: SIM115
-        _original_stdout, sys.stdout = sys.stdout, sys.stderr
+        _original_stdout = sys.stdout
+        try:
+            os.dup2(sys.stderr.fileno(), out_fd)
+            sys.stdout = sys.stderr
+        except (AttributeError, ValueError, OSError):
+            # Started without stderr: what would have gone there is dropped, never
+            # added to the results.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out_fd)
+            os.close(devnull)
     return _protocol_stdout
 
 
 def release_stdout() -> None:
     """Undo :func:`claim_stdout` (the MCP SDK's stdio transport claims descriptor 1 the
     same way itself while it serves, and needs it pointing at the real stdout to do so)."""
-    if _protocol_stdout is None or sys.stdout is _original_stdout:
-        return
+    global _original_stdout
+    if _protocol_stdout is None or _original_stdout is None:
+        return  # never claimed, or released already
     _protocol_stdout.flush()
     os.dup2(_protocol_stdout.fileno(), _original_stdout.fileno())
-    sys.stdout = _original_stdout
+    sys.stdout, _original_stdout = _original_stdout, None
     # What author code prints while the transport serves then reaches stderr line by line
     # (block buffering would hold it until exit, which a client's kill never gives).
     with contextlib.suppress(AttributeError, ValueError):

@@ -163,12 +163,43 @@ def test_a_call_with_stdout_closed_answers_as_a_cold_call_and_breaks_no_later_ca
     assert served_by(call(skill, "result = os.getppid()", env)) == warm
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_result_stdout_cannot_take_is_an_error_and_a_failing_stderr_loses_no_result(
+    skill: Path, env: dict[str, str], warm_dir: Path
+) -> None:
+    warmed(skill, env, warm_dir)
+    for mode in (cold(env), env):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                command(skill, "result = 1"),
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=mode,
+                timeout=60,
+            )
+        assert done.returncode == 1, mode.get("SKILLKIT_WARM")
+        assert done.stderr == (
+            "skillkit: error[output]: the output could not be written: No space left on device\n"
+        )
+        # The line an error result has on stderr is dropped when stderr cannot take it;
+        # the result itself still comes.
+        unknown = [str(skill / "scripts" / "run"), "advance", "--step", "nope", "--output", "{}"]
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                unknown, stdout=subprocess.PIPE, stderr=full, text=True, env=mode, timeout=60
+            )
+        assert done.returncode == 1
+        assert json.loads(done.stdout)["error"] == "unknown_step"
+    assert served_by(call(skill, "result = 3", env)) == 3
+
+
 @pytest.mark.parametrize("closed", ["<&-", "2>&-"])
 def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_others(
     skill: Path, env: dict[str, str], warm_dir: Path, closed: str
 ) -> None:
     # A process started without one of its standard streams sets up its streams
-    # differently (no sys.stdin, no claim on stdout): a warm process copied from it
+    # differently (no sys.stdin; author output dropped): a warm process copied from it
     # would answer later calls wrongly.
     read = "result = sys.stdin.read(); print('author print')"
     done = subprocess.run(
@@ -178,7 +209,11 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
         cwd=tempfile.gettempdir(),
         timeout=60,
     )
-    assert done.returncode == 1  # the author's code fails on the missing stream
+    if closed == "<&-":
+        assert done.returncode == 1  # the author's code fails on the missing stream
+    else:  # what the author prints is dropped, never mixed with the result
+        assert done.returncode == 0
+        assert json.loads(done.stdout)["completed"]["actionResult"] == {"result": ""}
     wait_until(lambda: warm_pids(warm_dir), 3, step=0.05)
     answers = [call(skill, read, mode, input="typed") for mode in (env, cold(env))]
     assert answers[0].stdout == answers[1].stdout

@@ -58,6 +58,38 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("check", str(ROOT / "examples")), 2),
+        (("check", str(ROOT / "examples"), "--format", "json"), 2),
+        (("rules",), 1),
+        (("graph", DEPLOY), 1),
+    ],
+    ids=["check", "check-json", "rules", "graph"],
+)
+def test_output_that_cannot_be_written_is_an_error_not_a_traceback(
+    args: tuple[str, ...], code: int, unbuffered: str
+) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "skillkit_core", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    assert done.returncode == code
+    assert done.stderr.splitlines()[-1:] == [
+        "error[output]: the output could not be written: No space left on device"
+    ]
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
 INTERRUPT_MID_CHECK = """
 import os, sys
 from skillkit_core import entry

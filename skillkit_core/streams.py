@@ -1,0 +1,31 @@
+"""What the command-line faces do when an output stream cannot be written.
+
+A full disk or an I/O error on stdout is the user's to know about (a clear line on
+stderr and a failing exit code), never a traceback; what the stream still buffers must
+then not fail again, with another traceback, when the interpreter flushes it at exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+
+def send_to_null(stream: TextIO | None) -> None:
+    """Point ``stream``'s descriptor at the null device: what it still buffers is then
+    written there (at exit, say) instead of failing again."""
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+
+
+def cannot_write(error: OSError) -> str:
+    """The message for output that ``error`` stopped."""
+    return f"the output could not be written: {error.strerror or error}"

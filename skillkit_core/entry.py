@@ -29,10 +29,13 @@ def main() -> None:
         if not _failed_writing(error):
             raise
         # Output cannot be written (a full disk): say so, as the error of the command.
+        import contextlib
+
         from skillkit_core.streams import cannot_write, send_to_null
 
         send_to_null(sys.stdout)
-        print(f"error[output]: {cannot_write(error)}", file=sys.stderr)
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # stderr may fail too
+            print(f"error[output]: {cannot_write(error)}", file=sys.stderr)
         sys.exit(1)
 
 
@@ -43,17 +46,18 @@ def _failed_writing(error: OSError) -> bool:
     file as opening one does."""
     import errno
 
-    if error.filename is None and error.errno in (
-        errno.ENOSPC,
-        errno.EDQUOT,
-        errno.EFBIG,
-        errno.EIO,
-    ):
+    # EDQUOT: not on Windows.
+    only_writing = (errno.ENOSPC, errno.EFBIG, errno.EIO, getattr(errno, "EDQUOT", errno.ENOSPC))
+    if error.filename is None and error.errno in only_writing:
         return True
+    if sys.stdout is None:  # started without stdout: the error was another
+        return False
     try:
         sys.stdout.flush()
     except OSError:
         return True
+    except ValueError:  # closed
+        return False
     return False
 
 

@@ -44,11 +44,9 @@ def _failed_writing(error: OSError) -> bool:
     could not write stays in its buffer), or an error that only writing gives came
     from an open stream (an unbuffered stdout, a file being written), which names no
     file as opening one does."""
-    import errno
+    from skillkit_core.streams import from_writing
 
-    # EDQUOT: not on Windows.
-    only_writing = (errno.ENOSPC, errno.EFBIG, errno.EIO, getattr(errno, "EDQUOT", errno.ENOSPC))
-    if error.filename is None and error.errno in only_writing:
+    if error.filename is None and from_writing(error):
         return True
     if sys.stdout is None:  # started without stdout: the error was another
         return False

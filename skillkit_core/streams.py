@@ -26,6 +26,16 @@ def send_to_null(stream: TextIO | None) -> None:
         os.close(devnull)
 
 
+def from_writing(error: OSError) -> bool:
+    """Whether ``error`` is one that only writing gives: a full disk or quota, a file
+    too large, an I/O error, a read-only file system (an error of the machine, not of
+    skillkit)."""
+    import errno
+
+    names = ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS")  # EDQUOT: not on Windows
+    return error.errno in {getattr(errno, name) for name in names if hasattr(errno, name)}
+
+
 def cannot_write(error: OSError) -> str:
     """The message for output that ``error`` stopped."""
     return f"the output could not be written: {error.strerror or error}"

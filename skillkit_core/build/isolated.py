@@ -237,11 +237,8 @@ def main() -> int:
         result = build_skill(_options_of(request["options"]), progress)
     except SkillkitError as error:
         send({"error": {"code": error.code, "message": error.message}})
-    except Exception as error:  # a bug of ours: say so, with the traceback on stderr
-        import traceback
-
-        traceback.print_exc()
-        send({"error": {"code": "internal", "message": f"{type(error).__name__}: {error}"}})
+    except Exception as error:
+        send({"error": _unexpected(error)})
     else:
         send({"result": _result_json(result)})
     finally:
@@ -249,6 +246,21 @@ def main() -> int:
     channel.close()
     sys.stderr.flush()
     os._exit(0)  # threads the module started must not keep the build alive
+
+
+def _unexpected(error: Exception) -> dict[str, str]:
+    """The error of a build that raised ``error``: a machine that cannot take what the
+    build writes (a full disk, say) is the user's to know about; anything else is a bug
+    of ours, and its traceback goes to stderr."""
+    from skillkit_core.streams import cannot_write, from_writing
+
+    if isinstance(error, OSError) and from_writing(error):
+        where = f" ({error.filename})" if error.filename else ""
+        return {"code": "output", "message": cannot_write(error) + where}
+    import traceback
+
+    traceback.print_exc()
+    return {"code": "internal", "message": f"{type(error).__name__}: {error}"}
 
 
 if __name__ == "__main__":

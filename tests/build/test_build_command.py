@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from skillkit_core.build.targets import current_target_id
 from tests.build.conftest import BUILD_CACHE
@@ -39,6 +43,34 @@ def test_failures_are_one_error_line_and_exit_1(tmp_path: Path) -> None:
     refused = _skillkit("build", HELP_DESK, "-o", out, "--mode", "binary", "--targets", "beos-x86")
     assert refused.returncode == 1 and "error[build]: unknown target 'beos-x86'" in refused.stderr
     assert not Path(out).exists()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("unshare"),
+    reason="mounts a small file system in a mount namespace of its own: needs root",
+)
+@pytest.mark.parametrize("options", ["size=200k", "ro"], ids=["full", "read-only"])
+def test_a_file_system_that_cannot_take_the_build_is_an_output_error(
+    tmp_path: Path, options: str
+) -> None:
+    place = tmp_path / "small"
+    place.mkdir()
+    out = place / "help-desk"
+    command = " ".join(
+        [
+            f"mount -t tmpfs -o {options} tmpfs {place} &&",
+            f"exec {SKILLKIT} build {HELP_DESK}:help_desk -o {out} --single",
+        ]
+    )
+    env = {"PATH": "/usr/bin:/bin", "SKILLKIT_CACHE_DIR": str(BUILD_CACHE), "COLUMNS": "200"}
+    done = subprocess.run(
+        ["unshare", "--mount", "sh", "-c", command], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    reason = "No space left on device" if options != "ro" else "Read-only file system"
+    assert last.startswith(f"error[output]: the output could not be written: {reason}")
+    assert "Traceback" not in done.stderr
 
 
 def test_a_binary_builds_program_folder_is_one_summary_row() -> None:

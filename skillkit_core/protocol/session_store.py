@@ -146,8 +146,12 @@ def create_file(path: Path, data: bytes) -> None:
     try:
         os.fchmod(fd, _FILE_MODE)
         _write_all(fd, data)
-    finally:
+    except OSError as error:  # a full disk, say: no half-written file is left
         os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise SessionError(f"cannot write session file {path}: {error.strerror or error}") from None
+    os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -155,6 +159,13 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+class UnwrittenLines(SessionError):
+    """The result lines of a call could not be added to the session file (a full disk,
+    say); the file is as it was, so the same call can succeed later."""
+
+    retry = True
 
 
 class LockedFile:
@@ -189,8 +200,19 @@ class LockedFile:
         return b"".join(chunks)
 
     def append(self, data: bytes) -> None:
-        """Append ``data`` at the end (the file is opened with ``O_APPEND``)."""
-        _write_all(self.fd, data)
+        """Append ``data`` at the end (the file is opened with ``O_APPEND``), whole or
+        not at all: when the disk is full, or the file at its size limit, part of a line
+        would otherwise stay, and the next call would find the file damaged."""
+        size = os.fstat(self.fd).st_size
+        try:
+            _write_all(self.fd, data)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, size)  # we hold the lock: nothing else was added
+            raise UnwrittenLines(
+                f"cannot add to session file {self.path}: {error.strerror or error}; "
+                "nothing was added (call advance again once it can be written)"
+            ) from None
 
     def close(self) -> None:
         if self.fd >= 0:

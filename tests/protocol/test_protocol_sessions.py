@@ -432,3 +432,56 @@ def test_a_rebuild_checks_every_line_and_accepts_an_honest_file(tmp_path: Path) 
     call = session.advance("--step", "deploy", "--output", '{"url": "u"}')
     assert call.code == 0, call.describe()
     assert result_of(session.line(int(call.stdout)))["kind"] == "done"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file size limits are POSIX")
+def test_result_lines_the_disk_cannot_take_are_added_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A full disk (here: the file size limit, which stops a write part way as a full disk
+    does) leaves the session file as it was, says so with a retryable error, and the same
+    advance succeeds once the lines fit."""
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    session.write_output("choose", CHOOSE)
+    before = session.file.read_bytes()
+    # Room for part of the result line only.
+    done = _with_file_size_limit(
+        len(before) + 40, "advance", "--session", session.session_id, "--session-dir", str(tmp_path)
+    )
+    assert done.returncode == 1, done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["error"] == "session" and refused["retry"] is True
+    assert "File too large; nothing was added" in refused["message"]
+    assert "Traceback" not in done.stderr
+    assert session.file.read_bytes() == before
+    call = session.advance()
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "verify"
+    assert [json.loads(line)["type"] for line in session.lines()] == [
+        "header",
+        "prompt",
+        "output",
+        "prompt",
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file size limits are POSIX")
+def test_a_session_file_the_disk_cannot_take_is_not_left_half_written(tmp_path: Path) -> None:
+    done = _with_file_size_limit(500, "start", "--session", "new", "--session-dir", str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["error"] == "session" and "File too large" in refused["message"]
+    assert not list(tmp_path.glob("skill-kit-*.jsonl"))
+
+
+def _with_file_size_limit(limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """A call of deploy-check whose files cannot grow past ``limit`` bytes: a write stops
+    part way, as on a full disk."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, *args]
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    return subprocess.run(
+        argv, capture_output=True, text=True, cwd=ROOT, env=env, preexec_fn=limited, timeout=60
+    )

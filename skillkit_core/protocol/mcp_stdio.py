@@ -13,7 +13,8 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
   waiting on that request gets its error; otherwise ``id`` is null. Blank lines are not
   messages and get no answer.
 - A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
-  connection, not an error to print.
+  connection, not an error to print; a stdout that fails otherwise (a full disk) ends it
+  with that error itself, not the task group's wrapping of it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ async def serve_stdio_connection(server: Any, initialization_options: Any) -> No
             await server.run(answering, write_stream, initialization_options)
     except* (BrokenPipeError, ConnectionResetError):
         pass  # the client closed its end of stdout: the connection is over
+    except* OSError as failed:
+        # stdout cannot be written (a full disk, say): the connection is over too, and
+        # the caller says why (the SDK's task group wraps the error in a group).
+        raise failed.exceptions[0] from None
 
 
 class AnsweringReadStream:

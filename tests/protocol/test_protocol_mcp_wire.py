@@ -121,3 +121,50 @@ def test_a_client_that_hangs_up_with_a_call_in_flight_ends_the_server_quietly(
     code = server.hang_up()  # before the answer is written
     assert code == 0, server.stderr_text()
     assert server.stderr_text() == ""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("face", ["scripts-run", "serve"])
+def test_a_stdout_that_cannot_be_written_ends_the_server_with_that_error(
+    tmp_path: Path, face: str
+) -> None:
+    """A full disk behind stdout: the server ends at once, saying why in one line, not
+    with the SDK task group's traceback or an internal error."""
+    import subprocess
+
+    if face == "serve":
+        skill = tmp_path / "notes"
+        skill.mkdir()
+        (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\nBody.\n")
+        argv = [sys.executable, "-m", "skillkit_core.cli", "serve", str(tmp_path)]
+        expected = "error[output]: the output could not be written: No space left on device"
+    else:
+        argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, "mcp"]
+        expected = (
+            "skillkit: error[output]: the output could not be written: No space left on device"
+        )
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            argv,
+            input=json.dumps(initialize) + "\n",
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == expected
+    assert "Traceback" not in done.stderr and "internal" not in done.stderr

@@ -80,10 +80,36 @@ class SkillServer(LanguageServer):
         self.files = WorkspaceFiles(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Errors outside a request go to the client's log, not to pop-ups."""
+        """Errors outside a request go to the client's log, not to pop-ups. A client that
+        can no longer be written to (stdout failing: a full disk) ends the server: every
+        report would fail again, and nothing the server does can reach the editor."""
+        if isinstance(error, OSError) and _client_unreachable(error):
+            _stop_unreachable(error)
         from skill_lsp.log import log_message
 
         log_message(self, f"internal error ({getattr(source, '__name__', source)}): {error}")
+
+
+def _client_unreachable(error: OSError) -> bool:
+    """Whether ``error`` is stdout failing: an error only writing gives, on a stream (it
+    names no file; the server's own files are written where errors are answered)."""
+    from skillkit_core.streams import from_writing
+
+    return error.filename is None and from_writing(error)
+
+
+def _stop_unreachable(error: OSError) -> None:
+    """Say why on stderr (the editor's log of the server), then end the process."""
+    import contextlib
+    import os
+    import sys
+
+    from skillkit_core.streams import cannot_write
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"skillkit lsp: error[output]: {cannot_write(error)}; stopping\n")
+        sys.stderr.flush()
+    os._exit(1)  # the semantic worker ends when its pipe to this process closes
 
 
 def create_server() -> SkillServer:

@@ -83,22 +83,16 @@ class SkillServer(LanguageServer):
         """Errors outside a request go to the client's log, not to pop-ups. A client that
         can no longer be written to (stdout failing: a full disk) ends the server: every
         report would fail again, and nothing the server does can reach the editor."""
-        if isinstance(error, OSError) and _client_unreachable(error):
+        from skillkit_core.streams import failed_on_stream
+
+        if failed_on_stream(error):
             _stop_unreachable(error)
         from skill_lsp.log import log_message
 
         log_message(self, f"internal error ({getattr(source, '__name__', source)}): {error}")
 
 
-def _client_unreachable(error: OSError) -> bool:
-    """Whether ``error`` is stdout failing: an error only writing gives, on a stream (it
-    names no file; the server's own files are written where errors are answered)."""
-    from skillkit_core.streams import from_writing
-
-    return error.filename is None and from_writing(error)
-
-
-def _stop_unreachable(error: OSError) -> None:
+def _stop_unreachable(error: BaseException) -> None:
     """Say why on stderr (the editor's log of the server), then end the process."""
     import contextlib
     import os

@@ -44,9 +44,9 @@ def _failed_writing(error: OSError) -> bool:
     could not write stays in its buffer), or an error that only writing gives came
     from an open stream (an unbuffered stdout, a file being written), which names no
     file as opening one does."""
-    from skillkit_core.streams import from_writing
+    from skillkit_core.streams import failed_on_stream
 
-    if error.filename is None and from_writing(error):
+    if failed_on_stream(error):
         return True
     if sys.stdout is None:  # started without stdout: the error was another
         return False

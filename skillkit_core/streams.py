@@ -36,6 +36,13 @@ def from_writing(error: OSError) -> bool:
     return error.errno in {getattr(errno, name) for name in names if hasattr(errno, name)}
 
 
+def failed_on_stream(error: BaseException) -> bool:
+    """Whether ``error`` is one that only writing gives, met on an open stream: it names
+    no file, as opening one does. Escaping a command, that is its stdout failing (files
+    the command writes are answered where they are written)."""
+    return isinstance(error, OSError) and error.filename is None and from_writing(error)
+
+
 def cannot_write(error: OSError) -> str:
     """The message for output that ``error`` stopped."""
     return f"the output could not be written: {error.strerror or error}"

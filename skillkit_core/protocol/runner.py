@@ -43,9 +43,10 @@ def main(
         reply = error_reply(error, _step_of(args))
     except Exception as error:
         _debug_traceback(err)
-        if isinstance(error, OSError) and _stdout_failed(error):
-            # stdout (a full disk): no result can reach the client.
-            from skillkit_core.streams import cannot_write
+        from skillkit_core.streams import cannot_write, failed_on_stream
+
+        if failed_on_stream(error):
+            # stdout (the MCP transport's, a full disk): no result can reach the client.
 
             return emit(Reply("", 1, (f"error[output]: {cannot_write(error)}",)), None, err)
         message = (
@@ -186,16 +187,6 @@ def _write_quietly(stream: TextIO | None, text: str) -> None:
         from skillkit_core.streams import send_to_null
 
         send_to_null(stream)
-
-
-def _stdout_failed(error: OSError) -> bool:
-    """Whether ``error`` is one that only writing gives, met on a stream (it names no
-    file). What escapes a call so is its stdout: the MCP transport's, while it serves
-    (session and cache files are answered where they are written, author code's
-    failures are the step's)."""
-    from skillkit_core.streams import from_writing
-
-    return error.filename is None and from_writing(error)
 
 
 def _step_of(argv: list[str]) -> str | None:

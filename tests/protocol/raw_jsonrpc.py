@@ -13,6 +13,11 @@ from pathlib import Path
 from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
+INITIALIZE_PARAMS: dict[str, Any] = {
+    "protocolVersion": PROTOCOL_VERSION,
+    "capabilities": {},
+    "clientInfo": {"name": "raw-test-client", "version": "1"},
+}
 
 
 class RawServer:
@@ -71,15 +76,7 @@ class RawServer:
         return self.answer_to(request_id)
 
     def initialize(self) -> dict[str, Any]:
-        answer = self.request(
-            0,
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test-client", "version": "1"},
-            },
-        )
+        answer = self.request(0, "initialize", INITIALIZE_PARAMS)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 

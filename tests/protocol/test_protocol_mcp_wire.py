@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillkit_core.protocol.mcp_stdio import request_id_in_text
-from tests.protocol.raw_jsonrpc import RawServer, nested_request
+from tests.protocol.raw_jsonrpc import INITIALIZE_PARAMS, RawServer, nested_request
 from tests.protocol.support import DEPLOY_CHECK, ROOT
 
 PARSE_ERROR = -32700
@@ -143,16 +143,7 @@ def test_a_stdout_that_cannot_be_written_ends_the_server_with_that_error(
         expected = (
             "skillkit: error[output]: the output could not be written: No space left on device"
         )
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS}
     env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
     with open("/dev/full", "w") as full:
         done = subprocess.run(

@@ -289,11 +289,15 @@ def _call(sock: Any, me: Identity, argv: list[str]) -> int | None:
         sock.settimeout(None)
     except OSError:
         return None
-    forwarded = _forward_signals(int.from_bytes(accepted[1:], "little"))
+    forwarded, previous = _forward_signals(int.from_bytes(accepted[1:], "little"))
     try:
         ended = _receive(sock, 2)  # from the child, else from the warm process
     except OSError:
         ended = b""
+    if ended[:1] == b"N" and not forwarded:
+        # Nothing ran (the child could not enter the call's folder, say): run it cold.
+        _restore_signals(previous)
+        return None
     if len(ended) == 2 and ended[:1] == b"X":
         return ended[1]
     if len(ended) == 2 and ended[:1] == b"K":  # the child died of a signal
@@ -328,12 +332,13 @@ def _receive(sock: Any, size: int) -> bytes:
     return bytes(data)
 
 
-def _forward_signals(pid: int) -> list[int]:
+def _forward_signals(pid: int) -> tuple[list[int], dict[int, Any]]:
     """Pass the signals that would end this process on to the warm child ``pid``; the
-    list fills with those received."""
+    list fills with those received. Also returns the handlers they replace."""
     import _signal
 
     received: list[int] = []
+    previous: dict[int, Any] = {}
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
@@ -343,8 +348,17 @@ def _forward_signals(pid: int) -> list[int]:
             pass
 
     for name in _FORWARDED:
-        _signal.signal(getattr(_signal, name), forward)
-    return received
+        signum = getattr(_signal, name)
+        previous[signum] = _signal.signal(signum, forward)
+    return received, previous
+
+
+def _restore_signals(previous: dict[int, Any]) -> None:
+    import _signal
+
+    for signum, handler in previous.items():
+        if handler is not None:  # None: set outside Python, left as the forwarder
+            _signal.signal(signum, handler)
 
 
 def _lost() -> None:

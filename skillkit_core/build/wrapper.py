@@ -57,6 +57,15 @@ case $self in
   /*) ;;
   *) self=$PWD/$self ;;
 esac
+# Without "//" and "/./" (a call as scripts/./run, scripts//run or ./run): the folders
+# below are taken off the end of the path.
+while :; do
+  case $self in
+    *//*) self=${{self%%//*}}/${{self#*//}} ;;
+    */./*) self=${{self%%/./*}}/${{self#*/./}} ;;
+    *) break ;;
+  esac
+done
 scripts_dir=${{self%/*}}
 SKILL_DIR=${{scripts_dir%/*}}
 export SKILL_DIR
@@ -69,11 +78,21 @@ command -v "$python" >/dev/null 2>&1 ||
 exec "$python" -I -S -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"
 """
 
-# Runs the archive's __main__ as ``python x.pyz`` would, without runpy (see above).
-# Written for any Python 3, so that an old one reaches the bundle's version check.
+# Runs the archive's __main__ as ``python x.pyz`` would, without runpy (see above); an
+# archive that cannot be read (missing, unreadable, cut short) is the protocol's JSON
+# error. Written for any Python 3, so that an old one reaches the bundle's version check,
+# and with no character a double-quoted shell word would change.
 _LAUNCH = (
-    "import sys,zipimport;sys.argv.pop(0);sys.path.insert(0,sys.argv[0]);"
-    "exec(zipimport.zipimporter(sys.argv[0]).get_code('__main__'))"
+    "import sys,zipimport\n"
+    "sys.argv.pop(0);sys.path.insert(0,sys.argv[0])\n"
+    "try:c=zipimport.zipimporter(sys.argv[0]).get_code('__main__')\n"
+    "except Exception as e:\n"
+    " import json;m='cannot read the program of this skill, %s (%s): install the skill again'"
+    "%(sys.argv[0],type(e).__name__)\n"
+    " print(json.dumps({'kind':'error','error':'runtime','step':None,'message':m,"
+    "'retry':False},separators=(',',':')))\n"
+    " sys.stderr.write('skillkit: error[runtime]: '+m+chr(10));sys.exit(1)\n"
+    "exec(c)"
 )
 
 _BINARY = """\

@@ -312,6 +312,8 @@ def _json_text(name: str, raw: str) -> str:
     import sys
 
     where = "standard input" if raw == "-" else raw[1:]
+    if raw == "-" and sys.stdin is None:  # started with standard input closed
+        raise BadFlagValue(f"--{name} -: cannot read standard input: it is closed")
     try:
         if raw == "-":
             data = sys.stdin.buffer.read(MAX_JSON_INPUT + 1)

@@ -90,6 +90,8 @@ def dispatch(
 
     handshake = make_handshake(inv.host, inv.tools, inv.subagent)
     if inv.command == "mcp":
+        if sys.stdin is None:  # started with standard input closed: no client to serve
+            return Reply("", 0)
         try:
             from skillkit_core.protocol.mcp_server import serve
         except ImportError as error:

@@ -94,6 +94,43 @@ def test_found_through_path_like_a_command(tmp_path: Path) -> None:
     assert seen["argv"] == ["topics"]
 
 
+def test_dot_and_double_slash_segments_name_the_same_folders(tmp_path: Path) -> None:
+    # ${self%/*} takes folders off the end of the path: "scripts/." was the skill folder.
+    skill = tmp_path / "demo"
+    _skill(skill)
+    scripts = skill / "scripts"
+    for argv, cwd in (
+        (["./run"], scripts),
+        ([f"{scripts}/./run"], tmp_path),
+        ([f"{scripts}//run"], tmp_path),
+        ([f"{skill}/./scripts/.//./run"], tmp_path),
+    ):
+        assert _call(argv, cwd)["skill_dir"] == str(skill), argv
+    env = _env(PATH=f".{os.pathsep}{os.environ['PATH']}")
+    assert _call(["run"], scripts, env)["skill_dir"] == str(skill)
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "cut short"])
+def test_a_program_that_cannot_be_read_is_a_json_error(tmp_path: Path, damage: str) -> None:
+    run = _skill(tmp_path / "demo")
+    archive = tmp_path / "demo" / "bin" / "demo.pyz"
+    if damage == "missing":
+        archive.unlink()
+    elif damage == "empty":
+        archive.write_bytes(b"")
+    else:
+        archive.write_bytes(archive.read_bytes()[:-30])
+    done = subprocess.run([str(run), "start"], capture_output=True, text=True, env=_env())
+    assert done.returncode == 1
+    error = json.loads(done.stdout)
+    assert error["kind"] == "error" and error["error"] == "runtime" and error["retry"] is False
+    assert error["message"] == (
+        f"cannot read the program of this skill, {archive} (ZipImportError): "
+        "install the skill again"
+    )
+    assert done.stderr == f"skillkit: error[runtime]: {error['message']}\n"
+
+
 def test_a_missing_python_is_a_json_error(tmp_path: Path) -> None:
     run = _skill(tmp_path / "demo")
     env = _env(SKILLKIT_PYTHON="python3-that-does-not-exist")

@@ -407,3 +407,38 @@ def test_unknown_host_runs_as_generic_with_one_warning(tmp_path: Path) -> None:
     warnings = [line for line in call.stderr.splitlines() if "brand-new-agent" in line]
     assert len(warnings) == 1 and "generic" in warnings[0]
     assert generic.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "error"),
+    [
+        (("start", "--params", "-"), 1, "--params -: cannot read standard input: it is closed"),
+        (("mcp",), 0, None),  # no client: the server ends at once, as on an empty stdin
+    ],
+    ids=["json-flag", "mcp"],
+)
+def test_a_call_started_with_stdin_closed(args: tuple[str, ...], code: int, error: str | None):
+    import os
+    import subprocess
+    import sys
+
+    from tests.protocol.support import DEPLOY_CHECK, ROOT
+
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, *args]
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" <&-', "sh", *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    assert "internal" not in done.stderr and "Traceback" not in done.stderr
+    if error is None:
+        assert done.stdout == ""
+    else:
+        refused = json.loads(done.stdout)
+        assert refused["error"] == "usage" and refused["message"] == error
+        assert refused["retry"] is True

@@ -169,3 +169,15 @@ def process_gone(pid: int, within: float = 3.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+async def written_pid(pid_file: Path, within: float = 10.0) -> int:
+    """The pid a fixture script writes to ``pid_file``, once it is there in full: the shell
+    creates the file a moment before it writes the number."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        text = pid_file.read_text() if pid_file.exists() else ""
+        if text.endswith("\n"):
+            return int(text)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no pid was written to {pid_file} within {within} s")

@@ -30,7 +30,7 @@ from skillkit_core.runtime.scripts import (
     prepare_script,
     run_script,
 )
-from tests.runtime.support import SkillTree, process_gone
+from tests.runtime.support import SkillTree, process_gone, written_pid
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -307,13 +307,11 @@ async def test_a_cancelled_run_kills_its_script_and_removes_its_cgroup(
     task = asyncio.ensure_future(
         run(skill_tree, "scripts/sleepy.sh", str(pid_file), limits=ScriptLimits(30))
     )
-    deadline = time.monotonic() + 10
-    while not pid_file.exists() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
+    child = await written_pid(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert process_gone(int(pid_file.read_text()))
+    assert process_gone(child)
     assert _run_cgroups() <= before  # nothing left by this run
 
 

@@ -58,7 +58,8 @@ if sys.version_info < (3, 11):
     message = "%s needs Python 3.11 or newer; %s is Python %d.%d" % (
         {skill!r}, sys.executable or "python3", sys.version_info[0], sys.version_info[1])
     sys.stdout.write(json.dumps({{"kind": "error", "error": "python", "step": None,
-                                 "message": message, "retry": False}}) + "\\n")
+                                 "message": message, "retry": False}},
+                                separators=(",", ":")) + "\\n")
     sys.stderr.write("skillkit: error[python]: " + message + "\\n")
     sys.exit(1)
 

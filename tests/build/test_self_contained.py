@@ -145,6 +145,7 @@ def test_an_old_python_gets_a_clear_json_error_not_a_syntax_error(
     assert stopped.value.code == 1
     captured = capsys.readouterr()
     error = json.loads(captured.out)
+    assert captured.out == json.dumps(error, separators=(",", ":")) + "\n"  # one compact line
     assert error["kind"] == "error" and error["error"] == "python"
     assert "deploy-check needs Python 3.11 or newer" in error["message"]
     assert "is Python 3.9" in error["message"]

@@ -131,15 +131,27 @@ def test_a_program_that_cannot_be_read_is_a_json_error(tmp_path: Path, damage: s
     assert done.stderr == f"skillkit: error[runtime]: {error['message']}\n"
 
 
-def test_a_missing_python_is_a_json_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("env", "blames"),
+    [
+        ({"SKILLKIT_PYTHON": "python3-that-does-not-exist"}, "SKILLKIT_PYTHON names no program"),
+        ({"SKILLKIT_PYTHON": "/nonexistent/python3"}, "SKILLKIT_PYTHON names no program"),
+        ({"PATH": "/nonexistent", "SKILLKIT_PYTHON": ""}, "python3 is not on PATH"),
+    ],
+)
+def test_a_missing_python_is_a_json_error_that_says_which_was_missing(
+    tmp_path: Path, env: dict[str, str], blames: str
+) -> None:
     run = _skill(tmp_path / "demo")
-    env = _env(SKILLKIT_PYTHON="python3-that-does-not-exist")
-    done = subprocess.run([str(run), "start"], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        ["/bin/sh", str(run), "start"], capture_output=True, text=True, env=_env(**env)
+    )
     assert done.returncode == 1
     error = json.loads(done.stdout)
-    assert error["kind"] == "error" and error["error"] == "python"
-    assert "Python 3.11 or newer" in error["message"] and error["retry"] is False
-    assert done.stderr.startswith("skillkit: error[python]:")
+    assert error["kind"] == "error" and error["error"] == "python" and error["retry"] is False
+    assert error["message"].startswith("demo needs Python 3.11 or newer: ")
+    assert blames in error["message"]
+    assert done.stderr == f"skillkit: error[python]: {error['message']}\n"
 
 
 def test_binary_wrapper_names_the_built_platforms_when_this_one_is_missing(

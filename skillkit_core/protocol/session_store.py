@@ -70,7 +70,13 @@ def session_dir_path(explicit: str | None) -> Path:
         return default_session_dir()
     if not explicit.strip() or "\x00" in explicit:
         raise SessionError(f"--session-dir {explicit!r} is not a folder path")
-    return Path(os.path.abspath(os.path.expanduser(explicit)))
+    try:
+        return Path(os.path.abspath(os.path.expanduser(explicit)))
+    except OSError as error:  # relative, and the current folder was deleted
+        raise SessionError(
+            f"--session-dir {explicit!r} is relative, and the current folder cannot be "
+            f"found ({error.strerror}): give an absolute path"
+        ) from None
 
 
 def session_dir(explicit: str | None, *, create: bool) -> Path:

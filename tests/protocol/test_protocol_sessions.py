@@ -485,3 +485,35 @@ def _with_file_size_limit(limit: int, *args: str) -> subprocess.CompletedProcess
     return subprocess.run(
         argv, capture_output=True, text=True, cwd=ROOT, env=env, preexec_fn=limited, timeout=60
     )
+
+
+@pytest.mark.parametrize("command", ["start", "cleanup"])
+def test_a_relative_session_dir_in_a_deleted_folder_is_a_session_error(
+    tmp_path: Path, command: str
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+
+    def enter_then_delete() -> None:
+        os.chdir(gone)
+        os.rmdir(gone)
+
+    args = ["--session", "new"] if command == "start" else ["--all"]
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, command, *args]
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    done = subprocess.run(
+        [*argv, "--session-dir", "sessions"],
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=enter_then_delete,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["error"] == "session" and refused["retry"] is False
+    assert refused["message"] == (
+        "--session-dir 'sessions' is relative, and the current folder cannot be found "
+        "(No such file or directory): give an absolute path"
+    )
+    assert done.stderr == f"skillkit: error[session]: {refused['message']}\n"

@@ -66,6 +66,8 @@ def _dispatch(words: list[str]) -> int | None:
 
         rest = words[1:]
         return run_entry(rest[0] if rest else None, rest[1:], stdout=claim_stdout())
+    if words[:1] not in (["version"], ["--version"], ["--help"]) and not _in_a_folder_that_exists():
+        return 2
     if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
         from skillkit_core.lint.check_command import main_and_exit
 
@@ -74,3 +76,19 @@ def _dispatch(words: list[str]) -> int | None:
 
     app()
     return None
+
+
+def _in_a_folder_that_exists() -> bool:
+    """Whether the current folder is still there. Every command but ``run`` (whose agent
+    may stand anywhere, and which names its files absolutely) reads paths relative to it
+    and its configuration above it: in a deleted folder, say so once, as git does."""
+    try:
+        os.getcwd()
+    except OSError as error:
+        print(
+            f"error[usage]: the current folder cannot be found ({error.strerror}); "
+            "change to a folder that exists",
+            file=sys.stderr,
+        )
+        return False
+    return True

@@ -75,7 +75,7 @@ _PYZ = """\
 python=${{SKILLKIT_PYTHON:-python3}}
 if ! command -v "$python" >/dev/null 2>&1; then
   [ -n "${{SKILLKIT_PYTHON:-}}" ] &&
-    fail python "{name} needs Python 3.11 or newer: SKILLKIT_PYTHON names no program that can be run"
+    fail python "{name} needs Python 3.11 or newer: SKILLKIT_PYTHON names no runnable program"
   fail python "{name} needs Python 3.11 or newer: python3 is not on PATH (or set SKILLKIT_PYTHON)"
 fi
 exec "$python" -I -S -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"

@@ -134,8 +134,11 @@ def test_a_program_that_cannot_be_read_is_a_json_error(tmp_path: Path, damage: s
 @pytest.mark.parametrize(
     ("env", "blames"),
     [
-        ({"SKILLKIT_PYTHON": "python3-that-does-not-exist"}, "SKILLKIT_PYTHON names no program"),
-        ({"SKILLKIT_PYTHON": "/nonexistent/python3"}, "SKILLKIT_PYTHON names no program"),
+        (
+            {"SKILLKIT_PYTHON": "python3-that-does-not-exist"},
+            "SKILLKIT_PYTHON names no runnable program",
+        ),
+        ({"SKILLKIT_PYTHON": "/nonexistent/python3"}, "SKILLKIT_PYTHON names no runnable program"),
         ({"PATH": "/nonexistent", "SKILLKIT_PYTHON": ""}, "python3 is not on PATH"),
     ],
 )

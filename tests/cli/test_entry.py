@@ -124,6 +124,47 @@ def test_ctrl_c_stops_quietly_with_exit_130(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (130, "no helper left\n", "")
 
 
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("check", "."), 2),
+        (("check", DEPLOY), 2),
+        (("preview", DEPLOY), 2),
+        (("build", DEPLOY, "--out", "out"), 2),
+        (("version",), 0),
+        (("run", DEPLOY, "start"), 0),  # the agent's folder may be gone; run names no paths
+    ],
+    ids=lambda value: value if isinstance(value, int) else value[0],
+)
+def test_a_deleted_current_folder_is_named_not_a_traceback(
+    tmp_path: Path, args: tuple[str, ...], code: int
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+
+    def enter_then_delete() -> None:
+        os.chdir(gone)
+        os.rmdir(gone)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "skillkit_core", *args],
+        capture_output=True,
+        text=True,
+        preexec_fn=enter_then_delete,
+        env={**os.environ, "SKILLKIT_CACHE_DIR": str(tmp_path / "cache")},
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    if code:
+        assert done.stdout == ""
+        assert done.stderr == (
+            "error[usage]: the current folder cannot be found (No such file or directory); "
+            "change to a folder that exists\n"
+        )
+    else:
+        assert "Traceback" not in done.stderr and done.stdout
+
+
 def _notes(root: Path) -> None:
     for index in range(40):  # enough folders for the forked workers
         folder = root / f"notes-{index}"

@@ -579,6 +579,7 @@ def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) 
             wire = result.to_wire()
             if own_line:
                 new_lines.append({"type": "output", "step": step, "output": output})
+                notes.extend(_superseded_by_flag(loaded.tail, _line_count(data) + 1))
         # Every answer to the agent's output, error or not, is a line of the file.
         new_lines.append({"type": wire["kind"], **wire})
         text = "".join(json_line(line) + "\n" for line in new_lines)
@@ -696,7 +697,9 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
         return None
     newest = written[-1]
     if len(written) > 1:
-        notes.append(_superseded_note([line.number for line in written[:-1]], newest.number))
+        notes.append(
+            _superseded_note([line.number for line in written[:-1]], f"line {newest.number}")
+        )
     if newest.problem is not None:
         raise UnusableOutput(
             f"line {newest.number} of the session file is {newest.problem}; append the output "
@@ -719,16 +722,23 @@ def _pending_output(tail: list[_Line], notes: list[str]) -> tuple[Any, Any] | No
     return data["step"], data["output"]
 
 
-def _superseded_note(numbers: list[int], newest: int) -> str:
-    """One note for every line the newest one supersedes, however many there are."""
+def _superseded_by_flag(tail: list[_Line], flag_line: int) -> list[str]:
+    """The note for output lines the agent wrote that ``--output`` (written as line
+    ``flag_line``) supersedes, if there are any."""
+    written = [line.number for line in tail if line.problem != "blank"]
+    return [_superseded_note(written, f"--output, written as line {flag_line}")] if written else []
+
+
+def _superseded_note(numbers: list[int], newest: str) -> str:
+    """One note for every line ``newest`` supersedes, however many there are."""
     if len(numbers) == 1:
-        return f"note: line {numbers[0]} is superseded by line {newest}; ignoring it"
+        return f"note: line {numbers[0]} is superseded by {newest}; ignoring it"
     shown = ", ".join(str(number) for number in numbers[:_SUPERSEDED_SHOWN])
     more = len(numbers) - _SUPERSEDED_SHOWN
     listing = f"{shown} and {more:,} more" if more > 0 else shown
     return (
         f"note: {len(numbers):,} lines written since the last result are superseded by "
-        f"line {newest} (lines {listing}); ignoring them"
+        f"{newest} (lines {listing}); ignoring them"
     )
 
 

@@ -65,6 +65,25 @@ def test_one_superseded_line_keeps_its_own_note(tmp_path: Path) -> None:
     assert notes(call.stderr) == ["skillkit: note: line 3 is superseded by line 4; ignoring it"]
 
 
+def test_output_given_as_a_flag_notes_the_lines_it_supersedes(tmp_path: Path) -> None:
+    session, _ = start_session(DEPLOY_CHECK, tmp_path)
+    session.write_output("choose", {"target": "moon"})
+    append(session, "junk", "")
+    call = session.advance("--step", "choose", "--output", json.dumps(CHOOSE))
+    assert call.code == 0, call.describe()
+    assert notes(call.stderr) == [
+        "skillkit: note: 2 lines written since the last result are superseded by --output, "
+        "written as line 6 (lines 3, 4); ignoring them"
+    ]
+    flag_line = session.line(6)
+    assert flag_line == {"type": "output", "step": "choose", "output": CHOOSE}
+    assert result_of(session.line(int(call.stdout)))["step"] == "verify"
+    # With nothing written since the last result, --output supersedes nothing: no note.
+    call = session.advance("--step", "verify", "--output", json.dumps({"healthy": True}))
+    assert call.code == 0, call.describe()
+    assert notes(call.stderr) == []
+
+
 POISON = {
     "nested 3,000 deep": (
         '{"type":"output","step":"choose","output":' + deep(3000) + "}",

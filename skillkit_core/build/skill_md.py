@@ -263,7 +263,8 @@ def _session_usage(name: str) -> list[str]:
         'result. A line with `"type":"error"` answers your output line: read `message`; '
         'with `"retry":true`, append a corrected output line and advance again. If '
         "`advance` prints a JSON error instead of a line number, the session itself cannot "
-        "be used (unknown id, damaged file): start a new one.\n"
+        'be used (unknown id, damaged file): start a new one, unless it has `"retry":true` '
+        "(the disk was full): then run the same `advance` again later.\n"
         "6. When you are done with a session, `RUN cleanup --session SESSION_ID` removes its "
         "files.\n",
         _large_json_note("--params"),

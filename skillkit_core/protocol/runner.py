@@ -229,7 +229,7 @@ def claim_stdout() -> TextIO:
         except (AttributeError, ValueError, OSError):
             return _utf8(sys.stdout)  # no descriptor to move (an embedding host)
         sys.stdout.flush()
-        private = os.dup(out_fd)
+        private = _above_standard_streams(out_fd)
         _protocol_stdout = open(private, "w", encoding="utf-8", closefd=True)  # noqa: SIM115
         _original_stdout = sys.stdout
         try:
@@ -237,11 +237,40 @@ def claim_stdout() -> TextIO:
             sys.stdout = sys.stderr
         except (AttributeError, ValueError, OSError):
             # Started without stderr: what would have gone there is dropped, never
-            # added to the results.
+            # added to the results. Number 2 is taken by the null device too, or the
+            # next file opened (a session file) would receive the author's errors.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, out_fd)
-            os.close(devnull)
+            if not _is_open(2):
+                os.dup2(devnull, 2)
+            if devnull > 2:
+                os.close(devnull)
     return _protocol_stdout
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _above_standard_streams(fd: int) -> int:
+    """A private copy of ``fd`` numbered 3 or above. ``os.dup`` takes the lowest free
+    number: with stderr closed that is 2, where the author's code (``os.write(2, …)``,
+    a C library's warning) would then write into the results."""
+    copy = os.dup(fd)
+    if copy > 2:
+        return copy
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        return copy
+    try:
+        return fcntl.fcntl(copy, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(copy)
 
 
 def release_stdout() -> None:

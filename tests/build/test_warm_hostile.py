@@ -221,6 +221,29 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
     assert json.loads(answers[0].stdout)["completed"]["actionResult"] == {"result": "typed"}
 
 
+def test_without_stderr_what_a_child_writes_to_descriptor_2_never_reaches_the_results(
+    skill: Path, env: dict[str, str]
+) -> None:
+    # With descriptor 2 closed, the copy of stdout kept for results must not take its
+    # number: a child the author's code starts writes its errors there.
+    code = (
+        "import subprocess\n"
+        "subprocess.run(['sh', '-c', 'echo child error >&2; echo child output'])\n"
+        "os.write(2, b'raw error\\n')\n"
+        "result = os.readlink('/proc/self/fd/2')"
+    )
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", *command(skill, code)],
+        capture_output=True,
+        text=True,
+        env=cold(env),
+        cwd=tempfile.gettempdir(),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["completed"]["actionResult"] == {"result": os.devnull}
+
+
 def held(started: Path, go: Path) -> str:
     """Source of a call that says it started, waits for ``go`` (up to a minute), then
     says it finished (a file named as ``go`` with ``.done`` added)."""

@@ -29,7 +29,7 @@ import os
 import sys
 
 from skillkit_core.cache_folder import may_read, own_folder
-from skillkit_core.sealed import unseal, write_sealed
+from skillkit_core.sealed import unseal, update_turn, write_sealed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -155,21 +155,22 @@ class PatternCache:
             return
         if not new or not self.write:
             return
-        # What another process wrote since this one read the file stays (the language
-        # server and its worker share one, and save at different times), unless both
-        # write at the same moment: then one's new entries wait for its next run.
-        table = dict(list(new.items())[:LIMIT])
-        for key, value in (*_read(self.path).items(), *self.kept.items()):
-            if len(table) >= LIMIT:
-                break
-            table.setdefault(key, value)
-        self._passed_over.update(key for key in new if key not in table)
+        folder = os.path.dirname(self.path)
         try:
-            own_folder(os.path.dirname(self.path))
+            own_folder(folder)
         except OSError:
             return
-        if write_sealed(self.path, _HEADER, table):
-            self.kept = table
+        # What another process wrote since this one read the file stays (the language
+        # server and its worker share one): saves take turns, each reading the file anew.
+        with update_turn(folder):
+            table = dict(list(new.items())[:LIMIT])
+            for key, value in (*_read(self.path).items(), *self.kept.items()):
+                if len(table) >= LIMIT:
+                    break
+                table.setdefault(key, value)
+            self._passed_over.update(key for key in new if key not in table)
+            if write_sealed(self.path, _HEADER, table):
+                self.kept = table
 
 
 def _record(module: Any, compile_: Any) -> None:

@@ -79,3 +79,53 @@ def _create(path: str) -> int:
     except FileExistsError:
         os.remove(path)  # a link itself, never what it names
         return os.open(path, flags, 0o600)
+
+
+LOCK_WAIT = 0.5
+"""Seconds a process waits for its turn before it updates without one: a stopped
+process holding the lock must not hold up a check or the language server."""
+
+
+def update_turn(folder: str) -> _Turn:
+    """A context in which this process alone (among those that ask) reads, merges and
+    writes cache files in ``folder``, so that of two saves at once neither loses the
+    other's entries. The lock is on the folder itself (no file is added to it). Best
+    effort: where it cannot be had (no ``fcntl``, :data:`LOCK_WAIT` passed) the update
+    goes on without it."""
+    return _Turn(folder)
+
+
+class _Turn:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def __enter__(self) -> bool:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX
+            return False
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            self.fd = os.open(self.path, flags)
+        except OSError:
+            return False
+        import time
+
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.005)
+                continue
+            except OSError:
+                return False
+            return True
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # releases the lock
+            self.fd = None

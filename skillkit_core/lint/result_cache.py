@@ -46,7 +46,7 @@ import time
 from skillkit_core.cache_folder import NotPrivate, cache_folder, may_read, own_folder
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
-from skillkit_core.sealed import unseal, write_sealed
+from skillkit_core.sealed import unseal, update_turn, write_sealed
 
 try:  # hashlib's import loads OpenSSL, which costs more than hashing a skill folder
     from _blake2 import blake2b
@@ -207,9 +207,8 @@ class ResultCache:
 
     def save(self) -> None:
         """Write what was noted, each pack once (merged with what other checks wrote
-        to it meanwhile, unless one wrote at the same moment: then its folders are
-        checked again by a later run; entries older than :data:`STALE_DAYS` days left
-        out). Best effort: a cache that cannot be written is no error."""
+        to it meanwhile; entries older than :data:`STALE_DAYS` days left out). Best
+        effort: a cache that cannot be written is no error."""
         code = self._code_version()
         if code is None or not self._kept:
             return
@@ -219,22 +218,24 @@ class ResultCache:
         self._kept = []
         version = os.path.join(self.directory, _VERSION_PREFIX + code)
         limit = time.time() - STALE_DAYS * 24 * 3600
-        for pack, entries in by_pack.items():
-            current = self._read_pack(pack)
-            current.update(entries)
-            fresh = {f: e for f, e in current.items() if _written(e) >= limit}
-            try:
-                own_folder(version)
-            except NotPrivate as error:
-                self.refused = str(error)
-                continue
-            except OSError:  # a read-only file system, say: nothing worth a warning
-                continue
-            if not write_sealed(os.path.join(version, pack), _HEADER, fresh):
-                continue
-            self._packs[pack] = fresh
-            if pack.startswith("00"):  # now and then (one pack written in 256)
-                _remove_stale(self.directory)
+        try:
+            own_folder(version)
+        except NotPrivate as error:
+            self.refused = str(error)
+            return
+        except OSError:  # a read-only file system, say: nothing worth a warning
+            return
+        # Saves take turns, each reading its packs anew: two checks at once keep both
+        # their findings.
+        with update_turn(version):
+            for pack, entries in by_pack.items():
+                current = self._read_pack(pack)
+                current.update(entries)
+                fresh = {f: e for f, e in current.items() if _written(e) >= limit}
+                if write_sealed(os.path.join(version, pack), _HEADER, fresh):
+                    self._packs[pack] = fresh
+        if any(pack.startswith("00") for pack in by_pack):  # now and then (1 pack in 256)
+            _remove_stale(self.directory)
 
     def _pack(self, pack: str) -> dict[str, Any]:
         if pack not in self._packs:

@@ -12,6 +12,7 @@ import marshal
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,7 @@ FIRST_RUN = (
     ASSORTED
     + r"""
 import sys
+import time
 from skillkit_core.pattern_cache import PatternCache
 cache = PatternCache.open(sys.argv[1])
 from skillkit_core.lint.check_paths import check_paths
@@ -377,3 +379,32 @@ def test_opening_a_cache_again_gives_it_unread(tmp_path: Path) -> None:
     run = _python(REOPEN_RUN, str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "False", "True"]
+
+
+SAVE_AT_ONCE = r"""
+import os, re, sys, time
+from skillkit_core.pattern_cache import PatternCache
+folder, index, go = sys.argv[1:]
+cache = PatternCache.open(folder)
+re.compile(f"only-process-{index}-[0-9]+")
+while not os.path.exists(go):
+    time.sleep(0.001)
+cache.save()
+"""
+
+
+def test_processes_saving_at_once_keep_every_ones_patterns(tmp_path: Path) -> None:
+    folder, go = tmp_path / "cache", tmp_path / "go"
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVE_AT_ONCE, str(folder), str(index), str(go)],
+            env=environment,
+        )
+        for index in range(8)
+    ]
+    time.sleep(1.0)  # every process has opened the (empty) cache and waits
+    go.touch()
+    assert [process.wait(timeout=60) for process in processes] == [0] * 8
+    kept = unseal(HEADER, _cache_file(folder).read_bytes())
+    assert {(f"only-process-{index}-[0-9]+", 0) for index in range(8)} <= set(kept)

@@ -479,6 +479,47 @@ def test_many_folders_shared_with_helpers_are_kept_and_read_back(
     assert _json([root], again) == fresh
 
 
+CHECK_THEN_SAVE_AT_ONCE = r"""
+import os, sys, time
+from skillkit_core.lint.check_paths import run_check
+from skillkit_core.lint.result_cache import ResultCache
+directory, folder, go = sys.argv[1:]
+cache = ResultCache(directory)
+save = cache.save
+
+def save_on_go():
+    while not os.path.exists(go):
+        time.sleep(0.001)
+    save()
+
+cache.save = save_on_go
+run_check([folder], hosts=False, cache=cache)
+"""
+
+
+def test_checks_saving_at_once_keep_every_ones_results(tmp_path: Path) -> None:
+    # Sibling folders share a pack: each check reads it, adds its folder and writes it.
+    folders = [
+        make_skill(
+            tmp_path / "many", f"skill-{index}", {"SKILL.md": skill_md(name=f"skill-{index}")}
+        )
+        for index in range(8)
+    ]
+    directory, go = tmp_path / "cache", tmp_path / "go"
+    directory.mkdir(mode=0o700)  # as an earlier check left it (one made now is not read)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHECK_THEN_SAVE_AT_ONCE, str(directory), str(folder), str(go)]
+        )
+        for folder in folders
+    ]
+    time.sleep(2.0)  # every check has run and waits to save
+    go.touch()
+    assert [process.wait(timeout=120) for process in processes] == [0] * 8
+    kept = ResultCache(str(directory))
+    assert [kept.find(str(folder), False)[1] is not None for folder in folders] == [True] * 8
+
+
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus here")
 def test_the_corpus_read_back_equals_a_fresh_check(tmp_path: Path, cache: ResultCache) -> None:
     fresh = _json([str(CORPUS)], None)

@@ -8,11 +8,12 @@ then not fail again, with another traceback, when the interpreter flushes it at 
 from __future__ import annotations
 
 import contextlib
+import io  # loaded at every interpreter's start (its standard streams are io's)
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
 
 
 def send_to_null(stream: TextIO | None) -> None:
@@ -46,3 +47,31 @@ def failed_on_stream(error: BaseException) -> bool:
 def cannot_write(error: OSError) -> str:
     """The message for output that ``error`` stopped."""
     return f"the output could not be written: {error.strerror or error}"
+
+
+def quiet_stderr(stream: TextIO) -> TextIO:
+    """A text stream on ``stream``'s descriptor that drops what it cannot write (a full
+    disk, an I/O error), for a process whose results go to stdout: a warning, a note or
+    the author's ``print`` must never fail the call it comes from. ``stream`` itself
+    when it has no descriptor."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, ValueError, OSError):
+        return stream
+    raw = _DroppingFile(fd, "w", closefd=False)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=getattr(stream, "encoding", None) or "utf-8",
+        errors=getattr(stream, "errors", None) or "backslashreplace",
+        line_buffering=True,
+    )
+
+
+class _DroppingFile(io.FileIO):
+    """A file whose failed writes count as done (see :func:`quiet_stderr`)."""
+
+    def write(self, data: Any) -> int:
+        try:
+            return super().write(data)
+        except OSError:  # a BrokenPipeError too: nobody reads stderr any more
+            return len(data)

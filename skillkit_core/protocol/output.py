@@ -13,6 +13,10 @@ from typing import Any
 
 from skillkit_core.errors import SkillkitError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 RETRYABLE_CODES = frozenset({"params", "validation"})
 """Error codes whose call the agent can correct and repeat (besides ``BadFlagValue``)."""
 
@@ -25,12 +29,15 @@ def json_line(data: Any) -> str:
 @dataclass(frozen=True)
 class Reply:
     """The outcome of one call: text for stdout, the exit code, and for stderr one-line
-    ``notes`` (printed as ``skillkit: <note>``) and free ``text`` (help)."""
+    ``notes`` (printed as ``skillkit: <note>``) and free ``text`` (help). ``undo``
+    removes what the call made when its stdout never reaches the agent (a session
+    nobody would learn the id of)."""
 
     stdout: str
     code: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
     text: str = ""
+    undo: Callable[[], None] | None = None
 
 
 def exit_code(wire: dict[str, Any]) -> int:

@@ -19,6 +19,7 @@ imports pydantic.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -43,7 +44,7 @@ def serve(data: dict[str, Any], argv: list[str]) -> int | None:
     name, note = host
     line = data["lines"][name]
     if "session" not in flags:
-        return _print(line, note, ())
+        return _print(line, note, ())[0]
     return _start_session(data, flags, name, line, note)
 
 
@@ -120,9 +121,15 @@ def _start_session(
         create_file(path, body)
     except (SessionError, OSError):
         return None  # the full path meets the same problem and reports it
-    warning = _write_sidecar(data, sidecar_path(folder, session_id), session_id, body)
+    sidecar = sidecar_path(folder, session_id)
+    warning = _write_sidecar(data, sidecar, session_id, body)
     pointer = {"sessionId": session_id, "file": str(path), "line": 2}
-    return _print(_json_line(pointer), note, (warning,) if warning else ())
+    code, delivered = _print(_json_line(pointer), note, (warning,) if warning else ())
+    if not delivered:  # nobody learns of the session: it is not left behind
+        for created in (path, sidecar):
+            with contextlib.suppress(OSError):
+                os.unlink(created)
+    return code
 
 
 def _write_sidecar(data: dict[str, Any], path: Any, session_id: str, body: bytes) -> str | None:
@@ -142,22 +149,34 @@ def _write_sidecar(data: dict[str, Any], path: Any, session_id: str, body: bytes
     return write_signed_sidecar(path, _json_line(cache).encode("utf-8"))
 
 
-def _print(stdout: str, note: str | None, notes: tuple[str, ...]) -> int:
-    """Write as ``protocol.runner.emit`` does: stderr first, then the one stdout line,
-    both UTF-8 whatever the locale."""
+def _print(stdout: str, note: str | None, notes: tuple[str, ...]) -> tuple[int, bool]:
+    """Write as ``protocol.runner.emit`` does: stderr first (dropped when it cannot be
+    written), then the one stdout line, both UTF-8 whatever the locale. The exit code,
+    and whether the line reached its reader."""
     err = []
     if note is not None:
         err.append(note + "\n")
     err.extend(f"skillkit: {text}\n" for text in notes)
+    if err:
+        _write_quietly(2, "".join(err))
     try:
-        if err:
-            sys.stderr.flush()
-            _write_all(sys.stderr.fileno(), "".join(err).encode("utf-8"))
         sys.stdout.flush()
         _write_all(sys.stdout.fileno(), (stdout + "\n").encode("utf-8"))
-    except BrokenPipeError:
-        pass  # the agent stopped reading: not an error (as in emit)
-    return 0
+    except (BrokenPipeError, AttributeError, ValueError):
+        return 0, False  # the agent stopped reading, or gave no stdout (as in emit)
+    except OSError as error:
+        from skillkit_core.streams import cannot_write, send_to_null
+
+        send_to_null(sys.stdout)
+        _write_quietly(2, f"skillkit: error[output]: {cannot_write(error)}\n")
+        return 1, False
+    return 0, True
+
+
+def _write_quietly(fd: int, text: str) -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+        _write_all(fd, text.encode("utf-8"))
 
 
 def _write_all(fd: int, data: bytes) -> None:

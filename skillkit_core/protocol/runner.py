@@ -163,7 +163,10 @@ def emit(reply: Reply, out: TextIO | None, err: TextIO | None) -> int:
     an I/O error) is: exit code 1 and a line on stderr. Diagnostics that stderr cannot
     take are dropped (the result still goes to stdout)."""
     _write_quietly(err, reply.text + "".join(f"skillkit: {note}\n" for note in reply.notes))
-    if not reply.stdout or out is None:  # None: started with stdout closed
+    if not reply.stdout:
+        return reply.code
+    if out is None:  # started with stdout closed
+        _undo(reply)
         return reply.code
     try:
         out.write(reply.stdout)
@@ -172,11 +175,18 @@ def emit(reply: Reply, out: TextIO | None, err: TextIO | None) -> int:
         from skillkit_core.streams import cannot_write, send_to_null
 
         send_to_null(out)
+        _undo(reply)
         if isinstance(error, BrokenPipeError):
             return reply.code
         _write_quietly(err, f"skillkit: error[output]: {cannot_write(error)}\n")
         return 1
     return reply.code
+
+
+def _undo(reply: Reply) -> None:
+    if reply.undo is not None:
+        with contextlib.suppress(OSError):
+            reply.undo()
 
 
 def _write_quietly(stream: TextIO | None, text: str) -> None:
@@ -234,7 +244,11 @@ def claim_stdout() -> TextIO:
         _original_stdout = sys.stdout
         try:
             os.dup2(sys.stderr.fileno(), out_fd)
-            sys.stdout = sys.stderr
+            from skillkit_core.streams import quiet_stderr
+
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            sys.stdout = sys.stderr = quiet_stderr(sys.stderr)
         except (AttributeError, ValueError, OSError):
             # Started without stderr: what would have gone there is dropped, never
             # added to the results. Number 2 is taken by the null device too, or the

@@ -538,18 +538,20 @@ def start(
     body = (
         json_line(header.to_json(_now())) + "\n" + json_line({"type": wire["kind"], **wire}) + "\n"
     ).encode("utf-8")
-    path = session_path(folder, session_id)
+    path, sidecar = session_path(folder, session_id), sidecar_path(folder, session_id)
     create_file(path, body)
-    note = _write_cache(
-        sidecar_path(folder, session_id),
-        session_id,
-        engine,
-        len(body),
-        2,
-        hashlib.sha256(body).hexdigest(),
-    )
+    note = _write_cache(sidecar, session_id, engine, len(body), 2, hashlib.sha256(body).hexdigest())
     pointer = {"sessionId": session_id, "file": str(path), "line": 2}
-    return Reply(json_line(pointer) + "\n", 0, (note,) if note else ())
+    # A pointer that cannot be printed leaves a session nobody knows of: it goes too.
+    return Reply(
+        json_line(pointer) + "\n", 0, (note,) if note else (), undo=lambda: _remove(path, sidecar)
+    )
+
+
+def _remove(*paths: Path) -> None:
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) -> Reply:

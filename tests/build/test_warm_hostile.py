@@ -191,7 +191,61 @@ def test_a_result_stdout_cannot_take_is_an_error_and_a_failing_stderr_loses_no_r
             )
         assert done.returncode == 1
         assert json.loads(done.stdout)["error"] == "unknown_step"
+        # Nor does the author's code fail when what it prints cannot be written.
+        noisy = command(skill, "print('a note' * 1000); result = 2")
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                noisy, stdout=subprocess.PIPE, stderr=full, text=True, env=mode, timeout=60
+            )
+        assert done.returncode == 0
+        assert json.loads(done.stdout)["completed"]["actionResult"] == {"result": 2}
     assert served_by(call(skill, "result = 3", env)) == 3
+
+
+def _sessions(folder: Path) -> list[Path]:
+    """The session files and sidecars in ``folder``."""
+    return sorted(p for p in folder.glob("skill-kit-*") if p.name != "skill-kit-snapshot.key")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("host", [[], ["--host", "nonsense"]], ids=["precomputed", "full-path"])
+def test_a_session_nobody_learns_of_is_not_kept_and_a_failing_stderr_loses_no_session(
+    built_skills: dict[str, Path], env: dict[str, str], tmp_path: Path, host: list[str]
+) -> None:
+    sessions = tmp_path / "sessions"
+    run = built_skills[DEPLOY_CHECK] / "scripts" / "run"
+    argv = [str(run), "start", "--session", "new", "--session-dir", str(sessions), *host]
+    # Cold; the call that leaves a warm process; a call a warm process may serve.
+    for mode in (cold(env), env, env):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                argv, stdout=full, stderr=subprocess.PIPE, text=True, env=mode, timeout=60
+            )
+        assert done.returncode == 1
+        assert done.stderr.endswith(
+            "skillkit: error[output]: the output could not be written: No space left on device\n"
+        )
+        closed = ["sh", "-c", 'exec "$@" >&-', "sh", *argv]
+        assert subprocess.run(closed, capture_output=True, env=mode, timeout=60).returncode == 0
+        assert _sessions(sessions) == []
+        # The host's note cannot be written; the session and its pointer are still whole.
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                argv,
+                stdout=subprocess.PIPE,
+                stderr=full,
+                text=True,
+                env={**mode, "CLAUDECODE": "1"},
+                timeout=60,
+            )
+        assert done.returncode == 0
+        pointer = json.loads(done.stdout)
+        session_file = Path(pointer["file"])
+        assert _sessions(sessions) == sorted(
+            [session_file, session_file.with_suffix(".snapshot.json")]
+        )
+        for path in _sessions(sessions):
+            path.unlink()
 
 
 @pytest.mark.parametrize("closed", ["<&-", "2>&-"])

@@ -66,7 +66,7 @@ def _dispatch(words: list[str]) -> int | None:
 
         rest = words[1:]
         return run_entry(rest[0] if rest else None, rest[1:], stdout=claim_stdout())
-    if words[:1] not in (["version"], ["--version"], ["--help"]) and not _in_a_folder_that_exists():
+    if not _only_informs(words) and not _in_a_folder_that_exists():
         return 2
     if words[:1] == ["check"] and not {"-h", "--help"} & set(words):
         from skillkit_core.lint.check_command import main_and_exit
@@ -76,6 +76,11 @@ def _dispatch(words: list[str]) -> int | None:
 
     app()
     return None
+
+
+def _only_informs(words: list[str]) -> bool:
+    """Whether the command line only asks for help or the version (no paths read)."""
+    return not words or words[0] in ("version", "--version") or bool({"-h", "--help"} & set(words))
 
 
 def _in_a_folder_that_exists() -> bool:

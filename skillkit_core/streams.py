@@ -59,11 +59,14 @@ def quiet_stderr(stream: TextIO) -> TextIO:
     except (AttributeError, ValueError, OSError):
         return stream
     raw = _DroppingFile(fd, "w", closefd=False)
+    # Buffered as ``stream`` is: line by line, or not at all (``python -u``).
+    buffered = isinstance(getattr(stream, "buffer", None), io.BufferedWriter)
     return io.TextIOWrapper(
-        io.BufferedWriter(raw),
+        io.BufferedWriter(raw) if buffered else raw,
         encoding=getattr(stream, "encoding", None) or "utf-8",
         errors=getattr(stream, "errors", None) or "backslashreplace",
         line_buffering=True,
+        write_through=not buffered,
     )
 
 

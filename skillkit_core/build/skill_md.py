@@ -262,9 +262,9 @@ def _session_usage(name: str) -> list[str]:
         '5. Repeat from 2 until that line has `"type":"done"`: its `finalOutput` is the '
         'result. A line with `"type":"error"` answers your output line: read `message`; '
         'with `"retry":true`, append a corrected output line and advance again. If '
-        "`advance` prints a JSON error instead of a line number, the session itself cannot "
-        'be used (unknown id, damaged file): start a new one, unless it has `"retry":true` '
-        "(the disk was full): then run the same `advance` again later.\n"
+        '`advance` prints a JSON error instead of a line number: with `"retry":true`, do '
+        "what its `message` says and advance again; otherwise the session itself cannot be "
+        "used (unknown id, damaged file): start a new one.\n"
         "6. When you are done with a session, `RUN cleanup --session SESSION_ID` removes its "
         "files.\n",
         _large_json_note("--params"),

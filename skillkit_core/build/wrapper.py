@@ -73,11 +73,15 @@ export SKILL_DIR
 
 _PYZ = """\
 python=${{SKILLKIT_PYTHON:-python3}}
-if ! command -v "$python" >/dev/null 2>&1; then
+# A path is checked itself (command -v takes any existing one), a name on PATH.
+case $python in
+  */*) [ -f "$python" ] && [ -x "$python" ] ;;
+  *) command -v "$python" >/dev/null 2>&1 ;;
+esac || {{
   [ -n "${{SKILLKIT_PYTHON:-}}" ] &&
     fail python "{name} needs Python 3.11 or newer: SKILLKIT_PYTHON names no runnable program"
   fail python "{name} needs Python 3.11 or newer: python3 is not on PATH (or set SKILLKIT_PYTHON)"
-fi
+}}
 exec "$python" -I -S -c "{launch}" "$SKILL_DIR/bin/{name}.pyz" "$@"
 """
 

@@ -234,57 +234,38 @@ def claim_stdout() -> TextIO:
     """
     global _protocol_stdout, _original_stdout
     if _protocol_stdout is None:
+        # A standard descriptor the process was started without would be the number the
+        # next file opened gets (a session file, the copy of stdout below), and what the
+        # author's code writes to 1 or 2 would land there: they lead to the null device.
+        _fill_closed_standard_descriptors()
         try:
             out_fd = sys.stdout.fileno()
         except (AttributeError, ValueError, OSError):
-            return _utf8(sys.stdout)  # no descriptor to move (an embedding host)
+            return _utf8(sys.stdout)  # no stdout (closed) or no descriptor (embedded)
         sys.stdout.flush()
-        private = _above_standard_streams(out_fd)
-        _protocol_stdout = open(private, "w", encoding="utf-8", closefd=True)  # noqa: SIM115
+        _protocol_stdout = open(os.dup(out_fd), "w", encoding="utf-8", closefd=True)  # noqa: SIM115
         _original_stdout = sys.stdout
-        try:
-            os.dup2(sys.stderr.fileno(), out_fd)
+        # Author output goes to stderr (the null device when the process had none).
+        os.dup2(2, out_fd)
+        if sys.stderr is not None:
             from skillkit_core.streams import quiet_stderr
 
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.flush()
             sys.stdout = sys.stderr = quiet_stderr(sys.stderr)
-        except (AttributeError, ValueError, OSError):
-            # Started without stderr: what would have gone there is dropped, never
-            # added to the results. Number 2 is taken by the null device too, or the
-            # next file opened (a session file) would receive the author's errors.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, out_fd)
-            if not _is_open(2):
-                os.dup2(devnull, 2)
-            if devnull > 2:
-                os.close(devnull)
     return _protocol_stdout
 
 
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
-
-
-def _above_standard_streams(fd: int) -> int:
-    """A private copy of ``fd`` numbered 3 or above. ``os.dup`` takes the lowest free
-    number: with stderr closed that is 2, where the author's code (``os.write(2, …)``,
-    a C library's warning) would then write into the results."""
-    copy = os.dup(fd)
-    if copy > 2:
-        return copy
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        return copy
-    try:
-        return fcntl.fcntl(copy, fcntl.F_DUPFD_CLOEXEC, 3)
-    finally:
-        os.close(copy)
+def _fill_closed_standard_descriptors() -> None:
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, mode)  # the lowest free number: ``fd`` itself
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            os.set_inheritable(fd, True)  # children get it as they would the stream
 
 
 def release_stdout() -> None:

@@ -275,16 +275,16 @@ def test_a_call_without_stdin_or_stderr_leaves_no_warm_process_that_serves_other
     assert json.loads(answers[0].stdout)["completed"]["actionResult"] == {"result": "typed"}
 
 
-def test_without_stderr_what_a_child_writes_to_descriptor_2_never_reaches_the_results(
+def test_without_stderr_what_the_skill_writes_to_descriptor_2_goes_nowhere(
     skill: Path, env: dict[str, str]
 ) -> None:
     # With descriptor 2 closed, the copy of stdout kept for results must not take its
-    # number: a child the author's code starts writes its errors there.
+    # number; 2 leads to the null device, for the children the skill's code starts too.
+    child = "import os; print(os.readlink('/proc/self/fd/2'))"
     code = (
-        "import subprocess\n"
-        "subprocess.run(['sh', '-c', 'echo child error >&2; echo child output'])\n"
         "os.write(2, b'raw error\\n')\n"
-        "result = os.readlink('/proc/self/fd/2')"
+        f"child = subprocess.run([sys.executable, '-c', {child!r}], stdout=subprocess.PIPE)\n"
+        "result = [os.readlink('/proc/self/fd/2'), child.stdout.decode().strip()]"
     )
     done = subprocess.run(
         ["sh", "-c", 'exec "$@" 2>&-', "sh", *command(skill, code)],
@@ -295,7 +295,36 @@ def test_without_stderr_what_a_child_writes_to_descriptor_2_never_reaches_the_re
         timeout=60,
     )
     assert done.returncode == 0
-    assert json.loads(done.stdout)["completed"]["actionResult"] == {"result": os.devnull}
+    result = json.loads(done.stdout)["completed"]["actionResult"]["result"]
+    assert result == [os.devnull, os.devnull]
+
+
+def test_without_stdout_what_the_skill_writes_to_descriptor_1_never_reaches_the_session_file(
+    skill: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    # The session file was opened as descriptor 1, the number left free.
+    run = str(skill / "scripts" / "run")
+    folder = ["--session-dir", str(tmp_path / "sessions")]
+    started = subprocess.run(
+        [run, "start", "--session", "new", *folder],
+        capture_output=True,
+        text=True,
+        env=cold(env),
+        timeout=60,
+    )
+    pointer = json.loads(started.stdout)
+    answer = json.dumps({"code": "os.write(1, b'JUNK\\n'); print('more'); result = 1"})
+    advance = [run, "advance", "--session", pointer["sessionId"], *folder]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *advance, "--step", "run", "--output", answer],
+        capture_output=True,
+        env=cold(env),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in Path(pointer["file"]).read_text().splitlines()]
+    assert [line["type"] for line in lines] == ["header", "prompt", "output", "prompt"]
+    assert lines[-1]["step"] == "done"
 
 
 def held(started: Path, go: Path) -> str:

@@ -139,6 +139,8 @@ def test_a_program_that_cannot_be_read_is_a_json_error(tmp_path: Path, damage: s
             "SKILLKIT_PYTHON names no runnable program",
         ),
         ({"SKILLKIT_PYTHON": "/nonexistent/python3"}, "SKILLKIT_PYTHON names no runnable program"),
+        ({"SKILLKIT_PYTHON": "/etc/passwd"}, "SKILLKIT_PYTHON names no runnable program"),
+        ({"SKILLKIT_PYTHON": "/tmp"}, "SKILLKIT_PYTHON names no runnable program"),
         ({"PATH": "/nonexistent", "SKILLKIT_PYTHON": ""}, "python3 is not on PATH"),
     ],
 )

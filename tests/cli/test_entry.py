@@ -132,9 +132,10 @@ def test_ctrl_c_stops_quietly_with_exit_130(tmp_path: Path) -> None:
         (("preview", DEPLOY), 2),
         (("build", DEPLOY, "--out", "out"), 2),
         (("version",), 0),
+        (("check", "--help"), 0),
         (("run", DEPLOY, "start"), 0),  # the agent's folder may be gone; run names no paths
     ],
-    ids=lambda value: value if isinstance(value, int) else value[0],
+    ids=lambda value: value if isinstance(value, int) else " ".join(value),
 )
 def test_a_deleted_current_folder_is_named_not_a_traceback(
     tmp_path: Path, args: tuple[str, ...], code: int

@@ -33,6 +33,7 @@ from skillkit_core.build.targets import (
     parse_python_versions,
     parse_targets,
 )
+from skillkit_core.build.wrapper import WRAPPER_MARK
 from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
 from skillkit_core.errors import BuildError
 
@@ -54,7 +55,7 @@ STEPS = {
     "check": "Check the folder against the Agent Skills spec",
     "swap": "Put the folder in place",
 }
-_BUILD_MARKERS = ("SKILL.md", "package.json", "scripts")
+_WRAPPER_HEAD_BYTES = 512
 _CONTENT_DIRS = ("references", "assets")
 
 
@@ -151,17 +152,37 @@ def _plan(options: BuildOptions) -> tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
 def _output_folder(out_dir: Path | str) -> Path:
-    out = Path(os.path.abspath(out_dir))
-    if out.is_symlink():
-        raise BuildError(f"output folder {out} is a symlink; give the real folder")
+    given = Path(os.path.abspath(out_dir))
+    if given.is_symlink():
+        raise BuildError(f"output folder {given} is a symlink; give the real folder")
+    # The folders above it as they really are: the checks against the skill's sources
+    # compare real paths (a link on the way must not hide that they are the same).
+    out = Path(os.path.realpath(given.parent)) / given.name
     if out.exists() and not out.is_dir():
         raise BuildError(f"output path {out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not any((out / m).exists() for m in _BUILD_MARKERS):
+    # Replaced whole: an earlier build, or a folder prepared with a package.json alone
+    # (which is merged), never a folder of other files that happen to have such names.
+    if (
+        out.is_dir()
+        and {p.name for p in out.iterdir()} - {"package.json"}
+        and not _earlier_build(out)
+    ):
         raise BuildError(
-            f"output folder {out} is not empty and holds no earlier build (no SKILL.md, "
-            "package.json or scripts/); refusing to replace it"
+            f"output folder {out} is not empty and holds no earlier build (no scripts/run "
+            "written by skillkit build); refusing to replace it"
         )
     return out
+
+
+def _earlier_build(folder: Path) -> bool:
+    """Whether ``folder`` holds a skill skillkit built (its ``scripts/run`` says so): only
+    such a folder is replaced whole by a build."""
+    try:
+        with open(folder / "scripts" / "run", "rb") as run:
+            head = run.read(_WRAPPER_HEAD_BYTES)
+    except OSError:
+        return False
+    return WRAPPER_MARK in head
 
 
 def _source_dir(definition: Definition, entry_file: Path) -> Path:

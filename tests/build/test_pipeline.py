@@ -108,9 +108,52 @@ def test_an_unrelated_folder_is_never_replaced(tmp_path: Path) -> None:
     assert (precious / "thesis.tex").read_text() == "years of work"
 
 
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"package.json": "{}", "src/index.js": "x", "notes.txt": "y"},  # a Node project
+        {"SKILL.md": "---\nname: demo\n---\nHand-written.\n", "guide.md": "z"},  # a skill
+        {"scripts/run": "#!/bin/sh\necho mine\n"},  # a run script of someone else's
+    ],
+    ids=["node-project", "hand-written-skill", "foreign-scripts-run"],
+)
+def test_a_folder_that_only_looks_like_a_build_is_never_replaced(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    entry = _project(tmp_path / "src")
+    out = tmp_path / "demo"
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+    with pytest.raises(BuildError, match="holds no earlier build"):
+        _build(entry, out)
+    assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == set(files)
+
+
+def test_an_earlier_build_or_a_lone_package_json_is_replaced(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "package.json").write_text('{"license": "MIT"}')
+    _build(entry, out)
+    assert json.loads((out / "package.json").read_text())["license"] == "MIT"
+    (out / "stale.txt").write_text("left by hand")
+    _build(entry, out)  # an earlier build: replaced whole
+    assert not (out / "stale.txt").exists() and (out / "scripts" / "run").exists()
+
+
+def test_a_link_on_the_way_to_the_output_does_not_hide_the_sources(tmp_path: Path) -> None:
+    _build(_project(tmp_path / "src"), tmp_path / "demo")
+    entry = _project(tmp_path / "demo")  # the source, kept in that earlier build
+    (tmp_path / "here").symlink_to(tmp_path)
+    with pytest.raises(BuildError, match="contains the skill's source"):
+        _build(entry, tmp_path / "here" / "demo")
+    assert entry.exists()
+
+
 def test_building_over_the_sources_is_refused(tmp_path: Path) -> None:
-    entry = _project(tmp_path / "demo")
-    (tmp_path / "demo" / "SKILL.md").write_text("looks like a build")
+    _build(_project(tmp_path / "src"), tmp_path / "demo")
+    entry = _project(tmp_path / "demo")  # the source, kept in an earlier build
     with pytest.raises(BuildError, match="contains the skill's source"):
         _build(entry, tmp_path / "demo")
     assert entry.exists()

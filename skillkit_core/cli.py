@@ -371,7 +371,7 @@ def graph(
     """Draw the workflow: steps, branch conditions, loop guards, sub-skills, topics."""
     from skillkit_core.simulate.commands import graph_command, written_to
 
-    _emit(lambda: written_to(graph_command(entry, output_format=output_format), output))
+    _emit(lambda: written_to(graph_command(entry, output_format=output_format), output, entry))
 
 
 @app.command(

@@ -7,7 +7,9 @@ calls one core function and formats its answer. Bad input raises a ``SkillkitErr
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,11 +110,17 @@ def graph_command(entry: str, *, output_format: str = "mermaid") -> CommandOutpu
     return CommandOutput(render_graph(_load(entry, lenient=True), output_format))
 
 
-def written_to(result: CommandOutput, output: str | None) -> CommandOutput:
-    """``result`` written to the file ``output`` (nothing left to print), or as it is."""
+def written_to(result: CommandOutput, output: str | None, entry: str) -> CommandOutput:
+    """``result`` written to the file ``output`` (nothing left to print), or as it is;
+    never over the file of ``entry``, the skill it was made from."""
     if output is None:
         return result
     target = Path(output)
+    from skillkit_core.loader import split_entry
+
+    with contextlib.suppress(OSError):
+        if os.path.samefile(target, split_entry(entry)[0]):
+            raise UsageError(f"refusing to write over the skill's source {target}")
     try:
         if isinstance(result.content, bytes):
             target.write_bytes(result.content)

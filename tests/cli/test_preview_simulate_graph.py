@@ -216,6 +216,17 @@ def test_graph_prints_mermaid_and_dot() -> None:
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+def test_graph_never_writes_over_the_skills_source(tmp_path) -> None:
+    source = tmp_path / "deploy_check.py"
+    source.write_bytes(Path(DEPLOY_CHECK).read_bytes())
+    (tmp_path / "link.py").symlink_to(source)
+    for target in (source, tmp_path / "link.py"):
+        done = skillkit("graph", str(source), "-o", str(target))
+        assert done.returncode == 2
+        assert f"refusing to write over the skill's source {target}" in done.stderr.decode()
+    assert source.read_bytes() == Path(DEPLOY_CHECK).read_bytes()
+
+
 def test_graph_renders_images_through_graphviz(tmp_path) -> None:
     svg = tmp_path / "graph.svg"
     done = skillkit("graph", HELP_DESK, "--format", "svg", "-o", str(svg))

@@ -477,13 +477,16 @@ def render_sarif(run: CheckRun) -> str:
 
 
 def _uri(file: str) -> str:
+    import os
     from pathlib import Path
     from urllib.parse import quote
 
     path = Path(file)
     if path.is_absolute():
         return path.as_uri()
-    return quote(path.as_posix())
+    # As bytes: a name that is not UTF-8 (its bytes kept as surrogates) is quoted byte
+    # for byte, as as_uri does, instead of failing to encode.
+    return quote(os.fsencode(path.as_posix()))
 
 
 # ---------------------------------------------------------------- github

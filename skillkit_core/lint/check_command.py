@@ -76,6 +76,10 @@ def execute(
         return USAGE_ERROR
     if cache is not None and cache.refused:
         _warn(f"results are not kept: {cache.refused}")
+    for reason in outcome.fixes_refused:
+        _warn(f"not fixed: {reason}")
+    if sys.stdout is None:  # started without stdout: nobody reads the report
+        return outcome.run.exit_code
     try:
         _report(outcome, output_format, fix=fix, hosts=hosts)
         sys.stdout.flush()
@@ -308,14 +312,23 @@ def main_and_exit(argv: Sequence[str]) -> NoReturn:
     finally:
         if helpers is not None:
             helpers.dismiss()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _flush_streams()
     if patterns is not None:
         patterns.save()
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _flush_streams()
     os._exit(code)
+
+
+def _flush_streams() -> None:
+    """Flush stdout and stderr, either of which the process may have been started
+    without (``None``); what fails to be written was reported by :func:`main`."""
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
 
 
 if __name__ == "__main__":

@@ -545,6 +545,8 @@ class CheckOutcome(NamedTuple):
     run: CheckRun
     fixes_applied: int = 0
     files_fixed: tuple[str, ...] = ()
+    fixes_refused: tuple[str, ...] = ()
+    """Files a fix could not be written to, each with the reason."""
 
 
 def run_check(
@@ -585,16 +587,17 @@ def run_check(
     run = check_targets(
         targets, config, hosts=hosts, helpers=helpers, problems=problems, cache=cache
     )
-    applied, files = 0, set()
+    applied, files, refused = 0, set(), {}
     for _ in range(max_fix_passes if fix else 0):
         if not run.fixable:
             break
         from skillkit_core.lint.fixing import apply_fixes
 
         result = apply_fixes(d for d in run.diagnostics if d.fix is not None)
+        refused.update(dict.fromkeys(result.refused))
         if not result.files:
             break
         applied += result.applied
         files.update(result.files)
         run = check_targets(targets, config, hosts=hosts, problems=problems, cache=cache)
-    return CheckOutcome(run, applied, tuple(sorted(files)))
+    return CheckOutcome(run, applied, tuple(sorted(files)), tuple(refused))

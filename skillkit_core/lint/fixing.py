@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable
@@ -15,10 +16,11 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 @dataclass(frozen=True)
 class FixResult:
-    """How many fixes were applied, to which files."""
+    """How many fixes were applied, to which files, and why some files were left alone."""
 
     applied: int
     files: tuple[str, ...]
+    refused: tuple[str, ...] = ()
 
 
 def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
@@ -44,9 +46,16 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
                 pending.append(edit)
         executable += [file for file in diagnostic.fix.executable if file not in executable]
         applied += 1
-    changed = [file for file, edits in by_file.items() if _apply_to_file(Path(file), edits)]
+    changed: list[str] = []
+    refused: list[str] = []
+    for file, edits in by_file.items():
+        try:
+            if _apply_to_file(Path(file), edits):
+                changed.append(file)
+        except OSError as error:
+            refused.append(f"{file}: {error.strerror or error}")
     changed += [file for file in executable if make_executable(file) and file not in changed]
-    return FixResult(applied, tuple(changed))
+    return FixResult(applied, tuple(changed), tuple(refused))
 
 
 def make_executable(file: str) -> bool:
@@ -64,6 +73,10 @@ def make_executable(file: str) -> bool:
 
 
 def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
+    """Whether ``path`` was changed; ``OSError`` when it may or can not be."""
+    if path.is_symlink():
+        # What it leads to may lie outside the skill (the check did not read it there).
+        raise OSError(0, "a symbolic link; fix the file it leads to by hand")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -72,8 +85,31 @@ def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
     new_text = apply_edits(text[len(bom) :], edits)
     if new_text == text[len(bom) :]:
         return False
-    path.write_text(bom + new_text, encoding="utf-8", newline="")
+    _replace(path, (bom + new_text).encode("utf-8"))
     return True
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a new file beside it, with its
+    mode, renamed over it. In place for a file a rename would change more of (another
+    user's, or one with other hard links)."""
+    import tempfile
+
+    info = os.stat(path)
+    if info.st_nlink > 1 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        path.write_bytes(data)
+        return
+    mode = info.st_mode & 0o7777
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:

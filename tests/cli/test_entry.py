@@ -58,6 +58,23 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "BrokenPipeError" not in err
 
 
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_a_check_started_without_stdout_exits_with_its_verdict(
+    tmp_path: Path, output_format: str
+) -> None:
+    folder = tmp_path / "Notes"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: Notes\ndescription: Notes.\n---\n")
+    check = [sys.executable, "-m", "skillkit_core", "check", str(folder)]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *check, "--format", output_format, "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (1, "")  # the findings' exit code, quietly
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize(

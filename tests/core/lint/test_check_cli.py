@@ -6,6 +6,7 @@ import getopt
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,49 @@ def test_fix_rewrites_files_and_reports_what_is_left(tmp_path: Path) -> None:
     assert (root / "SKILL.md").read_text() == (
         '---\nname: pdf-tools\ndescription: "Text. Use when: PDFs"\n---\nx\n'
     )
+
+
+BROKEN = "---\nname: PDF_Tools\ndescription: Text. Use when: PDFs\n---\nx\n"
+
+
+def test_fix_never_writes_through_a_link_to_a_file_outside_the_skill(tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "REAL.md"
+    outside.parent.mkdir()
+    outside.write_text(BROKEN)
+    root = make_skill(tmp_path / "skills", "pdf-tools", {"SKILL.md": "placeholder"})
+    (root / "SKILL.md").unlink()
+    (root / "SKILL.md").symlink_to(outside)
+    done = skillkit("check", "skills", "--fix", "--no-cache", cwd=tmp_path)
+    assert outside.read_text() == BROKEN
+    assert "Applied 0 fixes in 0 files." in done.stdout
+    assert done.stderr == (
+        "warning: not fixed: skills/pdf-tools/SKILL.md: a symbolic link; fix the file it "
+        "leads to by hand\n"
+    )
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("unshare"),
+    reason="mounts the skill read-only in a mount namespace of its own: needs root",
+)
+def test_fix_on_a_file_that_cannot_be_written_says_so_without_a_traceback(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": BROKEN})
+    command = (
+        f"mount --bind {root} {root} && mount -o remount,ro,bind {root} && "
+        f'exec "$0" -m skillkit_core.cli check pdf-tools --fix --no-cache'
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "sh", "-c", command, sys.executable],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "warning: not fixed: pdf-tools/SKILL.md: Read-only file system\n"
+    assert (root / "SKILL.md").read_text() == BROKEN
+    assert sorted(p.name for p in root.iterdir()) == ["SKILL.md"]  # no temporary file left
 
 
 def test_hosts_matrix(tmp_path: Path) -> None:

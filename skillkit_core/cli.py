@@ -259,21 +259,34 @@ _MdJson = Annotated[str, typer.Option("--format", help="md or json.")]
 
 
 def _emit(make_output: Any) -> None:
-    """Run one of the simulate package's commands and print what it returns."""
-    import sys
-
+    """Run one of the simulate package's commands and print what it returns. The skill's
+    code runs in it (its module, prompt functions, actions): what that prints goes to
+    stderr, as in a protocol call, never into the output (a JSON preview, an image)."""
     from skillkit_core.errors import SkillkitError
+    from skillkit_core.protocol.runner import claim_stdout
 
+    out = claim_stdout()
     try:
         result = make_output()
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
         raise typer.Exit(2) from None
-    if isinstance(result.content, bytes):
-        sys.stdout.buffer.write(result.content)
-        sys.stdout.buffer.flush()
-    else:
-        typer.echo(result.content, nl=False)
+    if out is not None:  # None: started without stdout
+        try:
+            if isinstance(result.content, bytes):
+                out.flush()
+                out.buffer.write(result.content)
+            else:
+                out.write(result.content)
+            out.flush()
+        except OSError as error:  # the reader went away, a full disk
+            from skillkit_core.streams import cannot_write, send_to_null
+
+            send_to_null(out)
+            if isinstance(error, BrokenPipeError):
+                raise  # the console script stops quietly
+            typer.echo(f"error[output]: {cannot_write(error)}", err=True)
+            raise typer.Exit(1) from None
     raise typer.Exit(result.exit_code)
 
 

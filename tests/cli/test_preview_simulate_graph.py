@@ -215,7 +215,53 @@ def test_graph_prints_mermaid_and_dot() -> None:
     assert text_of(dot).startswith('digraph "deploy-check" {')
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+NOISY = """\
+import os, sys
+print("printed at import")
+os.write(1, b"written to descriptor 1\\n")
+from pydantic import BaseModel
+from skillkit_core import skill, terminal
+
+
+class Answer(BaseModel):
+    text: str
+
+
+def ask(ctx):
+    print("printed by a prompt function")
+    return "Ask."
+
+
+noisy = (
+    skill(name="noisy", entry="ask")
+    .step("ask", prompt=ask, response=Answer, next="end")
+    .step("end", prompt="End.", next=terminal)
+    .build()
+)
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["preview", "--format", "json"], ["simulate", "--format", "json"], ["graph"]],
+    ids=["preview", "simulate", "graph"],
+)
+def test_what_the_skills_code_prints_goes_to_stderr_not_into_the_output(
+    tmp_path, command: list[str]
+) -> None:
+    source = tmp_path / "noisy.py"
+    source.write_text(NOISY)
+    done = skillkit(command[0], str(source), *command[1:])
+    assert done.returncode == 0, done.stderr
+    out, err = text_of(done), done.stderr.decode()
+    if command[0] == "graph":
+        assert out.startswith("flowchart TD")
+    else:
+        json.loads(out)  # one JSON document, nothing else
+    assert "printed at import" in err and "written to descriptor 1" in err
+    assert "printed" not in out and "written to" not in out
+
+
 def test_graph_never_writes_over_the_skills_source(tmp_path) -> None:
     source = tmp_path / "deploy_check.py"
     source.write_bytes(Path(DEPLOY_CHECK).read_bytes())
@@ -227,6 +273,7 @@ def test_graph_never_writes_over_the_skills_source(tmp_path) -> None:
     assert source.read_bytes() == Path(DEPLOY_CHECK).read_bytes()
 
 
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 def test_graph_renders_images_through_graphviz(tmp_path) -> None:
     svg = tmp_path / "graph.svg"
     done = skillkit("graph", HELP_DESK, "--format", "svg", "-o", str(svg))

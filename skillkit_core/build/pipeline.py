@@ -112,8 +112,15 @@ def build_skill(options: BuildOptions, progress: Progress | None = None) -> Buil
     version = skill_version(definition, entry_file)
 
     result = BuildResult(out, definition.name, mode, targets)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    except (FileExistsError, NotADirectoryError):
+        raise BuildError(
+            f"cannot build into {out.parent}: a file stands where a folder on the way must be"
+        ) from None
+    except OSError as error:  # a read-only or pseudo file system
+        raise BuildError(f"cannot build into {out.parent}: {error.strerror or error}") from None
     try:
         stage = scratch / out.name
         stage.mkdir()

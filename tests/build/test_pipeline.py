@@ -151,6 +151,25 @@ def test_a_link_on_the_way_to_the_output_does_not_hide_the_sources(tmp_path: Pat
     assert entry.exists()
 
 
+@pytest.mark.parametrize(
+    ("out", "reason"),
+    [
+        ("afile/demo", "a file stands where a folder on the way must be"),
+        ("afile/deeper/demo", "a file stands where a folder on the way must be"),
+        ("/proc/demo", "No such file or directory"),
+    ],
+)
+def test_an_output_folder_that_cannot_be_made_is_a_build_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out: str, reason: str
+) -> None:
+    entry = _project(tmp_path / "src")
+    (tmp_path / "afile").write_text("a file")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BuildError, match=f"cannot build into .*: {reason}"):
+        _build(entry, Path(out))
+    assert (tmp_path / "afile").read_text() == "a file"
+
+
 def test_building_over_the_sources_is_refused(tmp_path: Path) -> None:
     _build(_project(tmp_path / "src"), tmp_path / "demo")
     entry = _project(tmp_path / "demo")  # the source, kept in an earlier build

@@ -45,6 +45,7 @@ def build_isolated(
 ) -> BuildResult:
     """:func:`~skillkit_core.build.pipeline.build_skill` in a child process (see the
     module's documentation); ``BuildError`` or the pipeline's own error on failure."""
+    import shutil
     import subprocess
     import tempfile
 
@@ -65,15 +66,39 @@ def build_isolated(
             env=env,
             start_new_session=True,
         )
+        scratch: list[str] = []
+
+        def follow(kind: str, text: str) -> None:
+            if kind == "scratch":
+                scratch.append(text)
+            else:
+                report(kind, text)
+
         try:
             process.stdin.write(json.dumps(_options_json(options, limit)).encode("utf-8"))
             process.stdin.close()
-            return _follow(process, stderr, report, limit, options.entry)
+            return _follow(process, stderr, follow, limit, options.entry)
         finally:
             if process.poll() is None:
                 kill_tree(process.pid)
             process.wait()
+            scratch += _scratch_reported(process.stdout.read())  # what was not read yet
             process.stdout.close()
+            for folder in scratch:  # left by a child stopped before its own clean-up
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _scratch_reported(unread: bytes) -> list[str]:
+    """The scratch folders named in the child's reports that were not read."""
+    found = []
+    for line in unread.splitlines():
+        try:
+            kind, text = json.loads(line)["progress"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if kind == "scratch":
+            found.append(text)
+    return found
 
 
 def _follow(process: Any, stderr: Any, report: Progress, limit: float, entry: str) -> BuildResult:

@@ -121,6 +121,7 @@ def build_skill(options: BuildOptions, progress: Progress | None = None) -> Buil
         ) from None
     except OSError as error:  # a read-only or pseudo file system
         raise BuildError(f"cannot build into {out.parent}: {error.strerror or error}") from None
+    report("scratch", str(scratch))  # for a caller that may have to stop this build
     try:
         stage = scratch / out.name
         stage.mkdir()

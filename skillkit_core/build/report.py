@@ -43,7 +43,7 @@ class StepProgress:
             self._finish(ok=True)
             self._step, self._started = text, time.perf_counter()
             self._show(text)
-        elif self._step is not None:
+        elif kind == "detail" and self._step is not None:
             self._show(f"{self._step}: {text}")
 
     def _show(self, text: str) -> None:

@@ -99,3 +99,24 @@ def test_the_summary_never_folds_a_path_or_a_warning_mid_word(tmp_path: Path) ->
     lines = text.getvalue().splitlines()
     assert lines[0] == f"Built deploy-check → {out_dir}"
     assert f"warning: {warning}" in lines
+
+
+def test_a_build_stopped_with_ctrl_c_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "help-desk"
+    env = {"PATH": "/usr/bin:/bin", "SKILLKIT_CACHE_DIR": str(BUILD_CACHE), "COLUMNS": "200"}
+    build = subprocess.Popen(
+        [str(SKILLKIT), "build", f"{HELP_DESK}:help_desk", "-o", str(out), "--single"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".help-desk.build-*")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert list(tmp_path.glob(".help-desk.build-*")), "the build made no scratch folder"
+    build.send_signal(signal.SIGINT)  # as Ctrl-C: the build's own process alone
+    assert build.wait(timeout=60) == 130
+    assert list(tmp_path.iterdir()) == []

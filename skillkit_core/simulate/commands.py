@@ -47,15 +47,16 @@ def preview_command(
         from skillkit_core.simulate.tiers import tier_view
 
         view = tier_view(folder)
-        text = markdown.tiers_markdown(view) if output_format == "md" else None
-        return CommandOutput(text or json_format.to_json(view))
+        if output_format == "md":
+            return CommandOutput(_safe(markdown.tiers_markdown(view), output_format))
+        return CommandOutput(_safe(json_format.to_json(view), output_format))
     from skillkit_core.simulate.preview import preview
 
     definition = _load(target, lenient=True)
     result = preview(definition, host, _tools(tools), subagent, _params(params), step=step)
     if output_format == "md":
-        return CommandOutput(markdown.preview_markdown(result))
-    return CommandOutput(json_format.to_json(result))
+        return CommandOutput(_safe(markdown.preview_markdown(result), output_format))
+    return CommandOutput(_safe(json_format.to_json(result), output_format))
 
 
 def simulate_command(
@@ -100,7 +101,7 @@ def simulate_command(
         if output_format == "md"
         else json_format.to_json(report)
     )
-    return CommandOutput(text, 0 if report.ok else 1)
+    return CommandOutput(_safe(text, output_format), 0 if report.ok else 1)
 
 
 def graph_command(entry: str, *, output_format: str = "mermaid") -> CommandOutput:
@@ -108,6 +109,17 @@ def graph_command(entry: str, *, output_format: str = "mermaid") -> CommandOutpu
     from skillkit_core.simulate.graph_render import render_graph
 
     return CommandOutput(render_graph(_load(entry, lenient=True), output_format))
+
+
+def _safe(text: str, output_format: str) -> str:
+    """``text`` with the control characters a SKILL.md or a skill's prompts may hold
+    escaped (:mod:`skillkit_core.safe_text`): printed raw, they would drive the terminal.
+    Line breaks are kept (Windows ones as plain ones) and tabs."""
+    from skillkit_core.safe_text import escape_controls, escape_json_controls
+
+    if output_format == "json":
+        return escape_json_controls(text)
+    return escape_controls(text.replace("\r\n", "\n"))
 
 
 def written_to(result: CommandOutput, output: str | None, entry: str) -> CommandOutput:

@@ -290,3 +290,17 @@ def test_graph_images_without_graphviz_say_how_to_get_it(tmp_path) -> None:
     stderr = done.stderr.decode("utf-8")
     assert stderr.startswith("error[graphviz]: --format png needs Graphviz's 'dot' program")
     assert "--format mermaid" in stderr
+
+
+def test_preview_of_a_skill_md_escapes_control_characters(tmp_path) -> None:
+    folder = tmp_path / "esc-skill"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes(
+        b"---\nname: esc-skill\ndescription: D. Use when x.\n---\n"
+        b"# Body \x1b[2J\x1b]0;TITLE\x07 \xc2\x9b end\r\nnext\n"
+    )
+    markdown = text_of(skillkit("preview", str(folder)))
+    assert "# Body \\x1b[2J\\x1b]0;TITLE\\x07 \\x9b end\nnext\n" in markdown
+    raw = skillkit("preview", str(folder), "--format", "json").stdout
+    assert b"\x1b" not in raw and "\u009b".encode() not in raw
+    assert "\x1b[2J" in json.loads(raw)["tier2"]["body"]  # the same text, once parsed

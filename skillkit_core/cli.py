@@ -397,6 +397,9 @@ def mcp_verify(
         str, typer.Option("--format", help="text or json.", show_default=True)
     ] = "text",
     no_lint: Annotated[bool, typer.Option("--no-lint", help="Skip linting the skills.")] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds the server may take to answer a request.")
+    ] = 30.0,
 ) -> None:
     """Check an MCP server's skills as SEP-2640 tells hosts to: COMMAND… after --.
 
@@ -409,15 +412,18 @@ def mcp_verify(
     from skillkit_core.runtime.verify import check_server, report_json, report_text
 
     command = list(ctx.args)
-    if not command or output_format not in ("text", "json"):
+    if not command or output_format not in ("text", "json") or not timeout > 0:
         typer.echo(
-            "usage: skillkit mcp-verify [--format text|json] [--no-lint] -- COMMAND [ARGS…]",
+            "usage: skillkit mcp-verify [--format text|json] [--no-lint] [--timeout SECONDS] "
+            "-- COMMAND [ARGS…]",
             err=True,
         )
         raise typer.Exit(2)
     try:
-        result = asyncio.run(check_server(command, lint=not no_lint))
+        result = asyncio.run(check_server(command, lint=not no_lint, timeout=timeout))
     except Exception as error:  # a server that cannot be started or talked to at all
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]  # the task group's one failure says what happened
         typer.echo(
             f"error[mcp]: cannot check {command[0]}: {type(error).__name__}: {error}", err=True
         )

@@ -203,10 +203,18 @@ async def check_session(session: Any, *, lint: bool = True) -> list[SkillCheck]:
     return checks
 
 
-async def check_server(argv: Sequence[str], *, lint: bool = True) -> ServerCheck:
-    """Start the MCP server ``argv`` on stdio and check its skills (see the module)."""
+DEFAULT_TIMEOUT = 30.0
+"""Seconds a server may take to answer one request before the check gives up on it."""
+
+
+async def check_server(
+    argv: Sequence[str], *, lint: bool = True, timeout: float = DEFAULT_TIMEOUT
+) -> ServerCheck:
+    """Start the MCP server ``argv`` on stdio and check its skills (see the module);
+    a request unanswered after ``timeout`` seconds fails the check."""
     import os
 
+    import anyio
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.shared.exceptions import MCPError
@@ -215,12 +223,13 @@ async def check_server(argv: Sequence[str], *, lint: bool = True) -> ServerCheck
     with open(os.devnull, "w") as quiet:
         async with (
             stdio_client(params, errlog=quiet) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, read_timeout_seconds=timeout) as session,
         ):
             try:
-                capabilities = (await session.discover()).capabilities
+                with anyio.fail_after(timeout):  # the probe keeps a limit of its own
+                    capabilities = (await session.discover()).capabilities
                 declared: bool | None = EXTENSION_ID in (capabilities.extensions or {})
-            except MCPError:
+            except (MCPError, TimeoutError):
                 capabilities = (await session.initialize()).capabilities
                 # The 2025-11-25 schema has no ``extensions`` field, so some servers cannot
                 # send the map in an ``initialize`` answer (skillkit adds it): a missing

@@ -55,3 +55,21 @@ def test_a_server_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
     assert done.stderr.startswith("error[mcp]: cannot check ")
     usage = _verify()
     assert usage.returncode == 2 and "usage: skillkit mcp-verify" in usage.stderr
+
+
+def test_a_server_that_never_answers_is_given_up_on(tmp_path: Path) -> None:
+    import time
+
+    started = time.monotonic()
+    done = _verify("--timeout", "1", "--", "sleep", "1000")
+    assert time.monotonic() - started < 30
+    assert done.returncode == 2
+    assert (
+        done.stderr == "error[mcp]: cannot check sleep: MCPError: Request 'initialize' timed out\n"
+    )
+
+
+def test_a_server_that_exits_at_once_is_named_not_a_task_group() -> None:
+    done = _verify("--", "true")
+    assert done.returncode == 2
+    assert done.stderr == "error[mcp]: cannot check true: MCPError: Connection closed\n"

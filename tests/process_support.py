@@ -159,3 +159,16 @@ def warm_ready(folder: Path, count: int = 1, within: float = 20.0) -> list[int]:
             return pids
         time.sleep(0.02)
     raise AssertionError(f"{count} warm process(es) expected in {folder}, found {pids}")
+
+
+def in_a_deleted_folder(parent: Path) -> Callable[[], None]:
+    """A ``preexec_fn`` that starts the process in a folder deleted under it (made in
+    ``parent``), as an agent's shell may be."""
+    gone = parent / "gone"
+    gone.mkdir()
+
+    def enter_then_delete() -> None:
+        os.chdir(gone)
+        os.rmdir(gone)
+
+    return enter_then_delete

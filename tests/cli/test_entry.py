@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.process_support import in_a_deleted_folder
+
 ROOT = Path(__file__).parents[2]
 DEPLOY = str(ROOT / "examples" / "deploy-check" / "deploy_check.py")
 HEAVY = ("typer", "rich", "tree_sitter", "pygls")
@@ -157,18 +159,11 @@ def test_ctrl_c_stops_quietly_with_exit_130(tmp_path: Path) -> None:
 def test_a_deleted_current_folder_is_named_not_a_traceback(
     tmp_path: Path, args: tuple[str, ...], code: int
 ) -> None:
-    gone = tmp_path / "gone"
-    gone.mkdir()
-
-    def enter_then_delete() -> None:
-        os.chdir(gone)
-        os.rmdir(gone)
-
     done = subprocess.run(
         [sys.executable, "-m", "skillkit_core", *args],
         capture_output=True,
         text=True,
-        preexec_fn=enter_then_delete,
+        preexec_fn=in_a_deleted_folder(tmp_path),
         env={**os.environ, "SKILLKIT_CACHE_DIR": str(tmp_path / "cache")},
         timeout=60,
     )

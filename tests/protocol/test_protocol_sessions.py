@@ -17,6 +17,7 @@ import pytest
 from skillkit_core.cache_folder import temp_cache_root
 from skillkit_core.errors import SessionError
 from skillkit_core.protocol import session_store
+from tests.process_support import in_a_deleted_folder
 from tests.protocol.support import (
     AUTOPILOT,
     DEPLOY_CHECK,
@@ -491,13 +492,6 @@ def _with_file_size_limit(limit: int, *args: str) -> subprocess.CompletedProcess
 def test_a_relative_session_dir_in_a_deleted_folder_is_a_session_error(
     tmp_path: Path, command: str
 ) -> None:
-    gone = tmp_path / "gone"
-    gone.mkdir()
-
-    def enter_then_delete() -> None:
-        os.chdir(gone)
-        os.rmdir(gone)
-
     args = ["--session", "new"] if command == "start" else ["--all"]
     argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, command, *args]
     env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
@@ -506,7 +500,7 @@ def test_a_relative_session_dir_in_a_deleted_folder_is_a_session_error(
         capture_output=True,
         text=True,
         env=env,
-        preexec_fn=enter_then_delete,
+        preexec_fn=in_a_deleted_folder(tmp_path),
         timeout=60,
     )
     assert done.returncode == 1, done.stderr

@@ -85,7 +85,19 @@ def build_isolated(
             scratch += _scratch_reported(process.stdout.read())  # what was not read yet
             process.stdout.close()
             for folder in scratch:  # left by a child stopped before its own clean-up
-                shutil.rmtree(folder, ignore_errors=True)
+                if _is_scratch_of(Path(folder), Path(options.out_dir)):
+                    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _is_scratch_of(folder: Path, out_dir: Path) -> bool:
+    """Whether ``folder`` is named as the pipeline names a build's scratch folder, beside
+    the output folder: the report comes from the process that runs the skill's code."""
+    out = Path(os.path.abspath(out_dir))
+    return (
+        folder.name.startswith(f".{out.name}.build-")
+        and os.path.realpath(folder.parent) == os.path.realpath(out.parent)
+        and not folder.is_symlink()
+    )
 
 
 def _scratch_reported(unread: bytes) -> list[str]:

@@ -120,3 +120,17 @@ def test_a_build_stopped_with_ctrl_c_leaves_no_scratch_folder(tmp_path: Path) ->
     build.send_signal(signal.SIGINT)  # as Ctrl-C: the build's own process alone
     assert build.wait(timeout=60) == 130
     assert list(tmp_path.iterdir()) == []
+
+
+def test_only_a_scratch_folder_beside_the_output_is_removed_for_a_stopped_build(
+    tmp_path: Path,
+) -> None:
+    # The child that names its scratch folder runs the skill's code: what it names is
+    # removed only when it is named and placed as the pipeline makes it.
+    from skillkit_core.build.isolated import _is_scratch_of
+
+    out = tmp_path / "dist" / "demo"
+    assert _is_scratch_of(tmp_path / "dist" / ".demo.build-x1", out)
+    assert not _is_scratch_of(tmp_path / "dist" / "demo", out)
+    assert not _is_scratch_of(tmp_path / ".demo.build-x1", out)
+    assert not _is_scratch_of(Path.home(), out)

@@ -524,6 +524,9 @@ def read_skill_md(folder_or_file: str | PathLike[str]) -> ParsedSkillMd:
         problem = ParseProblem("unreadable", message, _ZERO)
         return ParsedSkillMd(path=error.filename, text="", problems=(problem,))
     if data is None:
+        if os.path.lexists(file) and not os.path.isfile(file):
+            kind = "a folder" if os.path.isdir(file) else "not a regular file"
+            return _missing(file, f"{file} is {kind}; {SKILL_MD} must be a regular file")
         return _missing(file, f"no {SKILL_MD} found at {file}")
     return parse_skill_md_bytes(data, file)
 

@@ -165,12 +165,26 @@ def test_read_falls_back_to_lowercase_skill_md(tmp_path: Path) -> None:
     assert Path(parsed.path).name == "skill.md"
 
 
+def _message(parsed) -> str:
+    (problem,) = parsed.problems
+    return problem.message
+
+
 def test_a_folder_or_fifo_named_skill_md_is_no_manifest(tmp_path: Path) -> None:
     (tmp_path / "SKILL.md").mkdir()
     assert codes(read_skill_md(tmp_path)) == ["missing-file"]
+    folder = tmp_path / "SKILL.md"
+    assert (
+        _message(read_skill_md(tmp_path))
+        == f"{folder} is a folder; SKILL.md must be a regular file"
+    )
     if hasattr(os, "mkfifo"):  # opening it must not wait for a writer
         os.mkfifo(tmp_path / "skill.md")
         assert codes(read_skill_md(tmp_path)) == ["missing-file"]
+        fifo = tmp_path / "skill.md"
+        assert _message(read_skill_md(fifo)) == (
+            f"{fifo} is not a regular file; SKILL.md must be a regular file"
+        )
     assert codes(read_skill_md(tmp_path / "nowhere")) == ["missing-file"]
     assert read_skill_md(tmp_path / "nowhere").path == str(tmp_path / "nowhere")
 

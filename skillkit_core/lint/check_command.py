@@ -66,7 +66,7 @@ def execute(
             ignore=ignore,
             strict=strict or None,
             fix=fix,
-            config_file=config or None,
+            config_file=config,
             hosts=hosts,
             helpers=helpers,
             cache=cache,

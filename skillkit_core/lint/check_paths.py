@@ -574,7 +574,10 @@ def run_check(
     from skillkit_core.lint.config import find_pyproject, load_config, merged, validate_patterns
 
     if config_file is not None and not os.path.isfile(config_file):
-        raise UsageError(f"no such configuration file: {os.fspath(config_file)}")
+        given = os.fspath(config_file)
+        if os.path.exists(given):
+            raise UsageError(f"configuration file {given} is not a regular file")
+        raise UsageError(f"no such configuration file: {given or repr(given)}")
     base = load_config(config_file or find_pyproject(os.getcwd()))
     config = merged(base, select=select, ignore=ignore, strict=strict)
     if config.select or config.ignore or config.severity:

@@ -292,3 +292,16 @@ def test_a_line_of_hundreds_of_broken_links_prints_a_short_report(tmp_path: Path
     assert result.stdout.count("error [broken-link]") == 50
     assert "… and 750 more [broken-link] in this file" in result.stdout
     assert "Found 800 errors" in result.stdout
+
+
+def test_a_config_that_is_no_file_is_named_for_what_it_is(tmp_path: Path) -> None:
+    make_skill(tmp_path)
+    (tmp_path / "folder.toml").mkdir()
+    cases = {
+        "": "error[usage]: no such configuration file: ''",
+        "folder.toml": "error[usage]: configuration file folder.toml is not a regular file",
+        "missing.toml": "error[usage]: no such configuration file: missing.toml",
+    }
+    for value, message in cases.items():
+        done = skillkit("check", "pdf-tools", "--config", value, cwd=tmp_path)
+        assert (done.returncode, done.stderr.strip()) == (2, message)

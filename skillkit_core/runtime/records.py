@@ -70,7 +70,10 @@ class RegistryWarning:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        # Folder names may hold control characters: printed raw they drive the terminal.
+        from skillkit_core.safe_text import escape_controls
+
+        return escape_controls(f"{self.path}: {self.message}", line_breaks=True)
 
 
 RecordReader = Callable[[Path, Path], SkillRecord | RegistryWarning]

@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -100,6 +101,8 @@ def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX
                 continue
             if found.knows(outcome):
                 continue  # the same skill reached again through overlapping roots
+            if _path_unshowable(outcome, found.warnings):
+                continue
             _note_folder_name(folder, outcome, found.warnings)
             found.add(outcome, _skill_path(folder, root_path, outcome))
     # Breadth-first over the served skills, nested ones included: a skill nested in a
@@ -113,8 +116,8 @@ def discover_skills(roots: Sequence[str | Path], *, max_depth: int = DEFAULT_MAX
             if isinstance(outcome, RegistryWarning):
                 found.warnings.append(outcome)
                 continue
-            if found.knows(outcome):
-                continue  # also under a root of its own, found there first
+            if found.knows(outcome) or _path_unshowable(outcome, found.warnings):
+                continue  # found under a root of its own first, or not to be shown
             if outcome.name != folder.name:
                 # SEP-2640, Nested skills: a nested skill's folder name is its name, the
                 # last segment of its skill path.
@@ -343,6 +346,20 @@ def _skill_path(folder: Path, root: Path, record: SkillRecord) -> tuple[str, ...
     """The folders from ``root`` down to the skill's parent, then the skill's name."""
     prefix = folder.relative_to(root).parts[:-1] if folder != root else ()
     return (*prefix, record.name)
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _path_unshowable(record: SkillRecord, warnings: list[RegistryWarning]) -> bool:
+    """Whether the skill's path holds control characters: ``<location>`` cannot carry
+    them (XML forbids most), so an agent would be shown a path that does not exist."""
+    if _CONTROLS.search(str(record.location)) is None:
+        return False
+    warnings.append(
+        RegistryWarning(str(record.location), "skipped: its path holds control characters")
+    )
+    return True
 
 
 def _note_folder_name(folder: Path, record: SkillRecord, warnings: list[RegistryWarning]) -> None:

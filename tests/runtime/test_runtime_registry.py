@@ -262,3 +262,17 @@ def test_the_nested_search_stays_inside_the_skill(tmp_path: Path) -> None:
         f"{outer / 'linked-out'}: not searched: the symlink leads to {elsewhere.parent}, "
         "outside skill 'outer'" in warnings_text(registry)
     )
+
+
+def test_a_skill_whose_path_holds_control_characters_is_skipped_and_named_safely(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "esc\x1b]0;T\x07x"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: escx\ndescription: D. Use when x.\n---\nBody\n")
+    registry = discover_skills([tmp_path])
+    assert list(registry) == []
+    (warning,) = registry.warnings
+    assert str(warning) == (
+        f"{tmp_path}/esc\\x1b]0;T\\x07x/SKILL.md: skipped: its path holds control characters"
+    )

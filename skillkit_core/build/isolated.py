@@ -21,6 +21,7 @@ only the end of, on failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -86,6 +87,7 @@ def build_isolated(
             process.stdout.close()
             for folder in scratch:  # left by a child stopped before its own clean-up
                 if _is_scratch_of(Path(folder), Path(options.out_dir)):
+                    _keep_previous(Path(folder), Path(options.out_dir))
                     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -98,6 +100,17 @@ def _is_scratch_of(folder: Path, out_dir: Path) -> bool:
         and os.path.realpath(folder.parent) == os.path.realpath(out.parent)
         and not folder.is_symlink()
     )
+
+
+def _keep_previous(scratch: Path, out_dir: Path) -> None:
+    """Put the old output folder back when the build was stopped mid-swap (moved aside,
+    the new one not yet in its place): a failed build leaves the previous output."""
+    from skillkit_core.build.pipeline import PREVIOUS
+
+    previous, out = scratch / PREVIOUS, Path(os.path.abspath(out_dir))
+    if previous.is_dir() and not previous.is_symlink() and not os.path.lexists(out):
+        with contextlib.suppress(OSError):
+            os.rename(previous, out)
 
 
 def _scratch_reported(unread: bytes) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -55,7 +56,6 @@ STEPS = {
     "check": "Check the folder against the Agent Skills spec",
     "swap": "Put the folder in place",
 }
-_WRAPPER_HEAD_BYTES = 512
 _CONTENT_DIRS = ("references", "assets")
 
 
@@ -119,7 +119,11 @@ def build_skill(options: BuildOptions, progress: Progress | None = None) -> Buil
         raise BuildError(
             f"cannot build into {out.parent}: a file stands where a folder on the way must be"
         ) from None
-    except OSError as error:  # a read-only or pseudo file system
+    except OSError as error:  # a pseudo file system; a full or read-only one is output's
+        from skillkit_core.streams import from_writing
+
+        if from_writing(error):
+            raise
         raise BuildError(f"cannot build into {out.parent}: {error.strerror or error}") from None
     report("scratch", str(scratch))  # for a caller that may have to stop this build
     try:
@@ -185,12 +189,20 @@ def _output_folder(out_dir: Path | str) -> Path:
 def _earlier_build(folder: Path) -> bool:
     """Whether ``folder`` holds a skill skillkit built (its ``scripts/run`` says so): only
     such a folder is replaced whole by a build."""
+    # Never through a link: one to another build would vouch for a folder of other files.
+    if (folder / "scripts").is_symlink():
+        return False
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(folder / "scripts" / "run", "rb") as run:
-            head = run.read(_WRAPPER_HEAD_BYTES)
+        fd = os.open(folder / "scripts" / "run", flags)
     except OSError:
         return False
-    return WRAPPER_MARK in head
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and WRAPPER_MARK in os.read(fd, 512)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _source_dir(definition: Definition, entry_file: Path) -> Path:
@@ -200,10 +212,29 @@ def _source_dir(definition: Definition, entry_file: Path) -> Path:
 
 def _refuse_overwriting_sources(out: Path, entry_file: Path, definition: Definition) -> None:
     for source in {entry_file, *(_source_files(definition))}:
-        if source.is_relative_to(out):
+        if _within(source, out):
             raise BuildError(
                 f"output folder {out} contains the skill's source {source}; build elsewhere"
             )
+
+
+def _within(source: Path, folder: Path) -> bool:
+    """Whether ``source`` lies in ``folder``: by path, or (a bind mount, another name of
+    the same folder) by the identity of one of the folders above it."""
+    if source.is_relative_to(folder):
+        return True
+    try:
+        wanted = os.stat(folder)
+    except OSError:
+        return False  # not there yet: nothing in it to lose
+    for parent in source.parents:
+        try:
+            info = os.stat(parent)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return True
+    return False
 
 
 def _source_files(definition: Definition) -> list[Path]:
@@ -377,12 +408,16 @@ def copy_content(definition: Definition, folder: str, into: Path) -> list[str]:
     return sorted(copied)
 
 
+PREVIOUS = "previous"
+"""The name the old output folder has in the scratch folder while the new one moves in."""
+
+
 def _swap(stage: Path, out: Path, scratch: Path) -> None:
     """Put ``stage`` at ``out``; the old ``out`` goes into ``scratch`` to be deleted."""
     if not out.exists():
         os.rename(stage, out)
         return
-    previous = scratch / "previous"
+    previous = scratch / PREVIOUS
     os.rename(out, previous)
     try:
         os.rename(stage, out)

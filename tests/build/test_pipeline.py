@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -168,6 +171,75 @@ def test_an_output_folder_that_cannot_be_made_is_a_build_error(
     with pytest.raises(BuildError, match=f"cannot build into .*: {reason}"):
         _build(entry, Path(out))
     assert (tmp_path / "afile").read_text() == "a file"
+
+
+def test_an_earlier_build_reached_through_a_link_vouches_for_nothing(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    _build(entry, tmp_path / "earlier")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "NOTES.md").write_text("mine")
+    (mine / "scripts").symlink_to(tmp_path / "earlier" / "scripts")
+    with pytest.raises(BuildError, match="holds no earlier build"):
+        _build(entry, mine)
+    (mine / "scripts").unlink()
+    (mine / "scripts").mkdir()
+    (mine / "scripts" / "run").symlink_to(tmp_path / "earlier" / "scripts" / "run")
+    with pytest.raises(BuildError, match="holds no earlier build"):
+        _build(entry, mine)
+    assert (mine / "NOTES.md").read_text() == "mine"
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0 or not shutil.which("unshare"),
+    reason="bind-mounts a folder in a mount namespace of its own: needs root",
+)
+def test_a_bind_mount_does_not_hide_that_the_output_holds_the_sources(tmp_path: Path) -> None:
+    entry = _project(tmp_path / "src")
+    _build(entry, tmp_path / "project" / "skill")  # an earlier build, then the source in it
+    source = _project(tmp_path / "project" / "skill")
+    (tmp_path / "alias").mkdir()
+    build = (
+        "from pathlib import Path; import sys; from skillkit_core.build.pipeline import "
+        "BuildOptions, build_skill; build_skill(BuildOptions(sys.argv[1], Path(sys.argv[2]), "
+        "single=True))"
+    )
+    command = f'mount --bind {tmp_path / "project"} {tmp_path / "alias"} && exec "$0" "$@"'
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "sh",
+            "-c",
+            command,
+            sys.executable,
+            "-c",
+            build,
+            str(source),
+            str(tmp_path / "alias" / "skill"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SKILLKIT_CACHE_DIR": str(BUILD_CACHE)},
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "contains the skill's source" in done.stderr
+    assert source.exists()
+
+
+def test_a_build_stopped_mid_swap_puts_the_previous_output_back(tmp_path: Path) -> None:
+    from skillkit_core.build.isolated import _keep_previous
+
+    out = tmp_path / "demo"
+    scratch = tmp_path / ".demo.build-x1"
+    (scratch / "previous").mkdir(parents=True)
+    (scratch / "previous" / "SKILL.md").write_text("the previous build")
+    _keep_previous(scratch, out)
+    assert (out / "SKILL.md").read_text() == "the previous build"
+    (scratch / "previous").mkdir()
+    _keep_previous(scratch, out)  # an output in place is never replaced
+    assert (out / "SKILL.md").read_text() == "the previous build"
 
 
 def test_building_over_the_sources_is_refused(tmp_path: Path) -> None:

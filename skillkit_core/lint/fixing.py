@@ -32,8 +32,7 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
     Files a fix names as ``executable`` get the executable bit wherever they are readable.
     """
     by_file: dict[str, list[TextEdit]] = {}
-    executable: list[str] = []
-    applied = 0
+    fixes: list[tuple[set[str], list[str]]] = []  # per fix: files edited, made executable
     for diagnostic in diagnostics:
         if diagnostic.fix is None:
             continue
@@ -44,18 +43,22 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
             pending = by_file.setdefault(str(file), [])
             if edit not in pending:
                 pending.append(edit)
-        executable += [file for file in diagnostic.fix.executable if file not in executable]
-        applied += 1
+        fixes.append(({str(file) for file, _ in edits}, list(diagnostic.fix.executable)))
     changed: list[str] = []
-    refused: list[str] = []
+    refused: dict[str, str] = {}
     for file, edits in by_file.items():
         try:
             if _apply_to_file(Path(file), edits):
                 changed.append(file)
         except OSError as error:
-            refused.append(f"{file}: {error.strerror or error}")
-    changed += [file for file in executable if make_executable(file) and file not in changed]
-    return FixResult(applied, tuple(changed), tuple(refused))
+            refused[file] = f"{file}: {error.strerror or error}"
+    # A fix counts, and its executable bits are set, only when none of its edits was
+    # refused: a script made executable without the shebang its fix adds would not run.
+    whole = [fix for fix in fixes if not fix[0] & refused.keys()]
+    for file in dict.fromkeys(name for _edited, names in whole for name in names):
+        if make_executable(file) and file not in changed:
+            changed.append(file)
+    return FixResult(len(whole), tuple(changed), tuple(refused.values()))
 
 
 def make_executable(file: str) -> bool:
@@ -91,25 +94,49 @@ def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
 
 def _replace(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all: a new file beside it, with its
-    mode, renamed over it. In place for a file a rename would change more of (another
-    user's, or one with other hard links)."""
+    mode and group, renamed over it. In place for a file a rename would change more of
+    (another user's, one with other hard links or extended attributes, a group this user
+    cannot give) or in a folder that takes no new file."""
     import tempfile
 
     info = os.stat(path)
-    if info.st_nlink > 1 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+    others = hasattr(os, "getuid") and info.st_uid != os.getuid()
+    if info.st_nlink > 1 or others or _extended_attributes(path):
         path.write_bytes(data)
         return
-    mode = info.st_mode & 0o7777
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError:  # a folder that takes no new file: the file itself may still be written
+        path.write_bytes(data)
+        return
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        os.chmod(temporary, mode)
+        os.chmod(temporary, info.st_mode & 0o7777)
+        if os.stat(temporary).st_gid != info.st_gid:
+            try:
+                os.chown(temporary, -1, info.st_gid)
+            except OSError:  # a group this user may not give
+                raise _KeepInPlace from None
         os.replace(temporary, path)
+    except _KeepInPlace:
+        os.unlink(temporary)
+        path.write_bytes(data)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+class _KeepInPlace(Exception):
+    """A new file could not carry over what the old one has: write in place."""
+
+
+def _extended_attributes(path: Path) -> bool:
+    try:
+        return bool(os.listxattr(path))
+    except (AttributeError, OSError):  # not Linux, or a file system without them
+        return False
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:

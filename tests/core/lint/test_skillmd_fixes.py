@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,53 @@ def test_the_workers_json_keeps_a_fixs_executable_bit() -> None:
     fix = Fix("Add a #! line", (), executable=("scripts/run.py",))
     diagnostic = LintDiagnostic("script-shebang", "warning", "m", fix=fix)
     assert diagnostic_from_json(diagnostic_to_json(diagnostic)).fix == fix
+
+
+def test_a_script_whose_shebang_cannot_be_written_is_not_made_executable(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "lib/helper.sh": "ls\n"})
+    (root / "scripts").mkdir()
+    (root / "scripts" / "run.sh").symlink_to("../lib/helper.sh")  # inside the skill
+    link = root / "scripts" / "run.sh"
+    assert [f.executable for f in fixes_of(root, "script-shebang")] == [(str(link),)]
+    result = apply_fixes(check_folder(root).diagnostics)
+    assert result.refused == (f"{link}: a symbolic link; fix the file it leads to by hand",)
+    assert (result.applied, result.files) == (0, ())
+    helper = root / "lib" / "helper.sh"
+    assert helper.read_text() == "ls\n" and helper.stat().st_mode & 0o111 == 0
+
+
+def test_a_fix_keeps_the_files_group_and_extended_attributes(tmp_path: Path) -> None:
+    import os
+
+    root = make_skill(
+        tmp_path, "pdf-tools", {"SKILL.md": "---\nname: PDF_Tools\ndescription: D.\n---\nx\n"}
+    )
+    file = root / "SKILL.md"
+    if os.getuid() == 0:
+        os.chown(file, -1, 4)  # a group the file's folder would not give a new file
+    with contextlib.suppress(AttributeError, OSError):  # no user attributes here
+        os.setxattr(file, "user.note", b"kept")
+    before = file.stat()
+    result = apply_fixes(check_folder(root).diagnostics)
+    assert result.files == (str(file),) and "name: pdf-tools" in file.read_text()
+    after = file.stat()
+    assert (after.st_gid, after.st_mode) == (before.st_gid, before.st_mode)
+    if hasattr(os, "listxattr") and "user.note" in os.listxattr(file):
+        assert os.getxattr(file, "user.note") == b"kept"
+
+
+def test_a_fix_in_a_folder_that_takes_no_new_file_writes_the_file_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    root = make_skill(
+        tmp_path, "pdf-tools", {"SKILL.md": "---\nname: PDF_Tools\ndescription: D.\n---\nx\n"}
+    )
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    result = apply_fixes(check_folder(root).diagnostics)
+    assert result.refused == () and "name: pdf-tools" in (root / "SKILL.md").read_text()

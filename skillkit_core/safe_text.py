@@ -12,8 +12,9 @@ import re
 # C0 controls but tab and line feed, DEL and the C1 controls (CSI is U+009B, OSC U+009D).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROLS_AND_BREAKS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-# What JSON encoders leave raw (they escape C0 themselves).
-_JSON_RAW_CONTROLS = re.compile(r"[\x7f-\x9f]")
+# What JSON encoders leave raw (they escape C0 themselves); lone surrogates too (the bytes
+# of a file name that is not UTF-8, as Python keeps them), which cannot be encoded.
+_JSON_RAW_CONTROLS = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -32,8 +33,9 @@ def escape_controls(text: str, *, line_breaks: bool = False) -> str:
 
 
 def escape_json_controls(encoded: str) -> str:
-    """JSON text (as ``json.dumps(..., ensure_ascii=False)`` writes it) with DEL and the
-    C1 controls written as ``\\u00NN`` escapes: the same document once parsed."""
+    """JSON text (as ``json.dumps(..., ensure_ascii=False)`` writes it) with DEL, the C1
+    controls and lone surrogates written as ``\\uNNNN`` escapes: the same document once
+    parsed, and text that any UTF-8 stream can take."""
     if _JSON_RAW_CONTROLS.search(encoded) is None:
         return encoded
     return _JSON_RAW_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", encoded)

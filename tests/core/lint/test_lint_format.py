@@ -109,17 +109,20 @@ def test_sarif_log(tmp_path: Path) -> None:
     )
 
 
-def test_sarif_quotes_a_relative_name_that_is_not_utf8_byte_for_byte(
-    tmp_path: Path, monkeypatch
-) -> None:
+def test_sarif_and_json_name_a_file_whose_name_is_not_utf8(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "bad\udcffname"  # the byte 0xff, as Python keeps it in a name
     folder.mkdir()
     (folder / "SKILL.md").write_text(skill_md(name="other"))
     monkeypatch.chdir(tmp_path)
-    log = json.loads(formats.render_sarif(check_paths(["bad\udcffname"])))
+    run = check_paths(["bad\udcffname"])
+    log = json.loads(formats.render_sarif(run))
     (result,) = log["runs"][0]["results"]
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location["uri"] == "bad%FFname/SKILL.md"
+    # JSON names it with an escape: text any UTF-8 stream takes, the same name once parsed.
+    text = formats.render_json(run)
+    text.encode("utf-8")
+    assert json.loads(text)["diagnostics"][0]["file"] == "bad\udcffname/SKILL.md"
 
 
 def test_github_annotations_escape_properties_and_data(tmp_path: Path) -> None:

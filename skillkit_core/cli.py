@@ -245,7 +245,8 @@ def run(
     ] = None,
 ) -> None:
     """Run a skill without building it: ENTRY then scripts/run's arguments, untouched."""
-    from skillkit_core.protocol.runner import claim_stdout, run_entry
+    from skillkit_core.protocol.runner import run_entry
+    from skillkit_core.streams import claim_stdout
 
     raise typer.Exit(run_entry(entry, list(ctx.args), stdout=claim_stdout()))
 
@@ -263,7 +264,7 @@ def _emit(make_output: Any) -> None:
     code runs in it (its module, prompt functions, actions): what that prints goes to
     stderr, as in a protocol call, never into the output (a JSON preview, an image)."""
     from skillkit_core.errors import SkillkitError
-    from skillkit_core.protocol.runner import claim_stdout
+    from skillkit_core.streams import claim_stdout
 
     out = claim_stdout()
     try:

@@ -62,7 +62,8 @@ def _failed_writing(error: OSError) -> bool:
 def _dispatch(words: list[str]) -> int | None:
     if words[:1] == ["run"]:
         # The agent protocol's arguments pass through exactly as given (no option parsing).
-        from skillkit_core.protocol.runner import claim_stdout, run_entry
+        from skillkit_core.protocol.runner import run_entry
+        from skillkit_core.streams import claim_stdout
 
         rest = words[1:]
         return run_entry(rest[0] if rest else None, rest[1:], stdout=claim_stdout())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io  # loaded at every interpreter's start (its standard streams are io's)
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,3 +79,78 @@ class _DroppingFile(io.FileIO):
             return super().write(data)
         except OSError:  # a BrokenPipeError too: nobody reads stderr any more
             return len(data)
+
+
+# -- the protocol's stdout ----------------------------------------------------------------
+
+_protocol_stdout: TextIO | None = None
+_original_stdout: Any = None
+
+
+def claim_stdout() -> TextIO:
+    """Keep this process's stdout for its results; send every other write to stderr.
+
+    Author code (a module printing at import, a prompt function, an action or ``save``
+    calling ``print()``, a child process it starts) must never add a line to what the
+    agent (or a ``preview --format json`` reader) parses. The real stdout is moved to a
+    private descriptor and returned as the results' stream; descriptor 1 and
+    ``sys.stdout`` then both lead to stderr. Called once by the process entry points (the
+    built ``scripts/run``, ``skillkit run``, the CLI commands that run a skill's code)
+    before any author code runs; later calls return the same stream.
+    """
+    global _protocol_stdout, _original_stdout
+    if _protocol_stdout is None:
+        # A standard descriptor the process was started without would be the number the
+        # next file opened gets (a session file, the copy of stdout below), and what the
+        # author's code writes to 1 or 2 would land there: they lead to the null device.
+        _fill_closed_standard_descriptors()
+        try:
+            out_fd = sys.stdout.fileno()
+        except (AttributeError, ValueError, OSError):
+            return utf8(sys.stdout)  # no stdout (closed) or no descriptor (embedded)
+        sys.stdout.flush()
+        _protocol_stdout = open(os.dup(out_fd), "w", encoding="utf-8", closefd=True)  # noqa: SIM115
+        _original_stdout = sys.stdout
+        # Author output goes to stderr (the null device when the process had none).
+        os.dup2(2, out_fd)
+        if sys.stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            sys.stdout = sys.stderr = quiet_stderr(sys.stderr)
+    return _protocol_stdout
+
+
+def _fill_closed_standard_descriptors() -> None:
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, mode)  # the lowest free number: ``fd`` itself
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            os.set_inheritable(fd, True)  # children get it as they would the stream
+
+
+def release_stdout() -> None:
+    """Undo :func:`claim_stdout` (the MCP SDK's stdio transport claims descriptor 1 the
+    same way itself while it serves, and needs it pointing at the real stdout to do so)."""
+    global _original_stdout
+    if _protocol_stdout is None or _original_stdout is None:
+        return  # never claimed, or released already
+    _protocol_stdout.flush()
+    os.dup2(_protocol_stdout.fileno(), _original_stdout.fileno())
+    sys.stdout, _original_stdout = _original_stdout, None
+    # What author code prints while the transport serves then reaches stderr line by line
+    # (block buffering would hold it until exit, which a client's kill never gives).
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(line_buffering=True)
+
+
+def utf8(stream: Any) -> TextIO:
+    """The stream, switched to UTF-8 when it can be (JSON keeps non-ASCII as is)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(encoding="utf-8")
+    return stream

@@ -498,7 +498,8 @@ def _load(config: dict[str, Any]) -> tuple[Any, Any]:
     """The skill's definition and the protocol's ``main``."""
     global _out
     try:
-        from skillkit_core.protocol.runner import claim_stdout, main
+        from skillkit_core.protocol.runner import main
+        from skillkit_core.streams import claim_stdout
 
         _out = claim_stdout()  # before the author's module can print
         module = __import__(config["module"])

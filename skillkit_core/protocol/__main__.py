@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from skillkit_core.protocol.runner import claim_stdout, run_entry
+from skillkit_core.protocol.runner import run_entry
+from skillkit_core.streams import claim_stdout
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]

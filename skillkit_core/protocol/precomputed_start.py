@@ -97,6 +97,7 @@ def _start_session(
     from skillkit_core.protocol.session_store import (
         create_file,
         new_session_id,
+        remove_session,
         session_dir,
         session_path,
         sidecar_path,
@@ -126,9 +127,7 @@ def _start_session(
     pointer = {"sessionId": session_id, "file": str(path), "line": 2}
     code, delivered = _print(_json_line(pointer), note, (warning,) if warning else ())
     if not delivered:  # nobody learns of the session: it is not left behind
-        for created in (path, sidecar):
-            with contextlib.suppress(OSError):
-                os.unlink(created)
+        remove_session(path, sidecar)
     return code
 
 

@@ -16,6 +16,7 @@ from skillkit_core.definitions import ReferenceDefinition, SkillDefinition, sche
 from skillkit_core.errors import SkillkitError, UsageError
 from skillkit_core.protocol.args import Invocation, parse_args
 from skillkit_core.protocol.output import Reply, error_reply, error_wire, result_reply
+from skillkit_core.streams import release_stdout, utf8
 
 Definition = SkillDefinition | ReferenceDefinition
 
@@ -33,8 +34,8 @@ def main(
     ``skill_record`` is what a built skill's build computed about its SKILL.md
     (:mod:`skillkit_core.build.record_data`), for the ``mcp`` subcommand's skills
     extension; the bundle's boot code and the binary's launcher pass it."""
-    out = stdout or _utf8(sys.stdout)
-    err = stderr or _utf8(sys.stderr)
+    out = stdout or utf8(sys.stdout)
+    err = stderr or utf8(sys.stderr)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         reply = dispatch(definition, args, err, skill_record)
@@ -218,80 +219,6 @@ def _debug_traceback(err: TextIO) -> None:
         traceback.print_exc(file=err)
 
 
-_protocol_stdout: TextIO | None = None
-_original_stdout: Any = None
-
-
-def claim_stdout() -> TextIO:
-    """Keep this process's stdout for protocol results; send every other write to stderr.
-
-    Author code (a module printing at import, a prompt function, an action or ``save``
-    calling ``print()``, a child process it starts) must never add a line to what the
-    agent parses. The real stdout is moved to a private descriptor and returned as the
-    protocol's stream; descriptor 1 and ``sys.stdout`` then both lead to stderr. Called
-    once by the process entry points (the built ``scripts/run`` and ``skillkit run``)
-    before any author code runs; later calls return the same stream.
-    """
-    global _protocol_stdout, _original_stdout
-    if _protocol_stdout is None:
-        # A standard descriptor the process was started without would be the number the
-        # next file opened gets (a session file, the copy of stdout below), and what the
-        # author's code writes to 1 or 2 would land there: they lead to the null device.
-        _fill_closed_standard_descriptors()
-        try:
-            out_fd = sys.stdout.fileno()
-        except (AttributeError, ValueError, OSError):
-            return _utf8(sys.stdout)  # no stdout (closed) or no descriptor (embedded)
-        sys.stdout.flush()
-        _protocol_stdout = open(os.dup(out_fd), "w", encoding="utf-8", closefd=True)  # noqa: SIM115
-        _original_stdout = sys.stdout
-        # Author output goes to stderr (the null device when the process had none).
-        os.dup2(2, out_fd)
-        if sys.stderr is not None:
-            from skillkit_core.streams import quiet_stderr
-
-            with contextlib.suppress(OSError, ValueError):
-                sys.stderr.flush()
-            sys.stdout = sys.stderr = quiet_stderr(sys.stderr)
-    return _protocol_stdout
-
-
-def _fill_closed_standard_descriptors() -> None:
-    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
-        try:
-            os.fstat(fd)
-        except OSError:
-            null = os.open(os.devnull, mode)  # the lowest free number: ``fd`` itself
-            if null != fd:
-                os.dup2(null, fd)
-                os.close(null)
-            os.set_inheritable(fd, True)  # children get it as they would the stream
-
-
-def release_stdout() -> None:
-    """Undo :func:`claim_stdout` (the MCP SDK's stdio transport claims descriptor 1 the
-    same way itself while it serves, and needs it pointing at the real stdout to do so)."""
-    global _original_stdout
-    if _protocol_stdout is None or _original_stdout is None:
-        return  # never claimed, or released already
-    _protocol_stdout.flush()
-    os.dup2(_protocol_stdout.fileno(), _original_stdout.fileno())
-    sys.stdout, _original_stdout = _original_stdout, None
-    # What author code prints while the transport serves then reaches stderr line by line
-    # (block buffering would hold it until exit, which a client's kill never gives).
-    with contextlib.suppress(AttributeError, ValueError):
-        sys.stdout.reconfigure(line_buffering=True)
-
-
-def _utf8(stream: Any) -> TextIO:
-    """The stream, switched to UTF-8 when it can be (JSON keeps non-ASCII as is)."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
-        with contextlib.suppress(ValueError, OSError):
-            reconfigure(encoding="utf-8")
-    return stream
-
-
 def run_entry(
     entry: str | None,
     argv: list[str],
@@ -303,8 +230,8 @@ def run_entry(
     error result like any other."""
     from skillkit_core.loader import load_entry
 
-    out = stdout or _utf8(sys.stdout)
-    err = stderr or _utf8(sys.stderr)
+    out = stdout or utf8(sys.stdout)
+    err = stderr or utf8(sys.stderr)
     if entry is None or entry in ("-h", "--help"):
         if entry is not None or "--help" in argv or "-h" in argv:
             return emit(Reply(ENTRY_USAGE, 0), out, err)

@@ -54,6 +54,7 @@ from skillkit_core.protocol.session_store import (
     create_file,
     new_session_id,
     read_sidecar,
+    remove_session,
     session_dir,
     session_dir_path,
     session_ids,
@@ -544,14 +545,11 @@ def start(
     pointer = {"sessionId": session_id, "file": str(path), "line": 2}
     # A pointer that cannot be printed leaves a session nobody knows of: it goes too.
     return Reply(
-        json_line(pointer) + "\n", 0, (note,) if note else (), undo=lambda: _remove(path, sidecar)
+        json_line(pointer) + "\n",
+        0,
+        (note,) if note else (),
+        undo=lambda: remove_session(path, sidecar),
     )
-
-
-def _remove(*paths: Path) -> None:
-    for path in paths:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
 
 
 def advance(definition: SkillDefinition | ReferenceDefinition, inv: Invocation) -> Reply:

@@ -160,6 +160,14 @@ def create_file(path: Path, data: bytes) -> None:
     os.close(fd)
 
 
+def remove_session(path: Path, sidecar: Path) -> None:
+    """Remove a session's file and sidecar, either of which may be gone already (a start
+    whose pointer never reached the agent: nobody could use the session)."""
+    for target in (path, sidecar):
+        with contextlib.suppress(OSError):
+            os.unlink(target)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

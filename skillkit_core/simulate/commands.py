@@ -47,16 +47,14 @@ def preview_command(
         from skillkit_core.simulate.tiers import tier_view
 
         view = tier_view(folder)
-        if output_format == "md":
-            return CommandOutput(_safe(markdown.tiers_markdown(view), output_format))
-        return CommandOutput(_safe(json_format.to_json(view), output_format))
+        md = markdown.tiers_markdown(view) if output_format == "md" else None
+        return CommandOutput(_safe(md or json_format.to_json(view), output_format))
     from skillkit_core.simulate.preview import preview
 
     definition = _load(target, lenient=True)
     result = preview(definition, host, _tools(tools), subagent, _params(params), step=step)
-    if output_format == "md":
-        return CommandOutput(_safe(markdown.preview_markdown(result), output_format))
-    return CommandOutput(_safe(json_format.to_json(result), output_format))
+    md = markdown.preview_markdown(result) if output_format == "md" else None
+    return CommandOutput(_safe(md or json_format.to_json(result), output_format))
 
 
 def simulate_command(

@@ -259,16 +259,25 @@ _Subagent = Annotated[bool, typer.Option("--subagent", help="The caller is a sub
 _MdJson = Annotated[str, typer.Option("--format", help="md or json.")]
 
 
-def _emit(make_output: Any) -> None:
+def _emit(make_output: Any, *, command: str, entry: str | None, limited: bool = True) -> None:
     """Run one of the simulate package's commands and print what it returns. The skill's
-    code runs in it (its module, prompt functions, actions): what that prints goes to
-    stderr, as in a protocol call, never into the output (a JSON preview, an image)."""
+    code runs in it (its module, prompt functions, actions), in a kept child with the
+    check's time limit unless ``limited`` is false (:mod:`skillkit_core.simulate.
+    contained`): what that code prints goes to stderr, never into the output (a JSON
+    preview, an image)."""
     from skillkit_core.errors import SkillkitError
+    from skillkit_core.lint.load_worker import timeout_from_environment
+    from skillkit_core.simulate.contained import run_contained
     from skillkit_core.streams import claim_stdout
 
     out = claim_stdout()
     try:
-        result = make_output()
+        result = run_contained(
+            make_output,
+            command=command,
+            entry=entry,
+            timeout=timeout_from_environment() if limited else None,
+        )
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
         raise typer.Exit(2) from None
@@ -316,7 +325,9 @@ def preview(
             subagent=subagent,
             step=step,
             output_format=output_format,
-        )
+        ),
+        command="preview",
+        entry=target,
     )
 
 
@@ -368,7 +379,10 @@ def simulate(
             max_paths=max_paths,
             run_actions=run_actions,
             output_format=output_format,
-        )
+        ),
+        command="simulate",
+        entry=entry,
+        limited=not run_actions,  # actions run for real may take their time
     )
 
 
@@ -385,7 +399,11 @@ def graph(
     """Draw the workflow: steps, branch conditions, loop guards, sub-skills, topics."""
     from skillkit_core.simulate.commands import graph_command, written_to
 
-    _emit(lambda: written_to(graph_command(entry, output_format=output_format), output, entry))
+    _emit(
+        lambda: written_to(graph_command(entry, output_format=output_format), output, entry),
+        command="graph",
+        entry=entry,
+    )
 
 
 @app.command(

@@ -31,7 +31,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 _PR_SET_CHILD_SUBREAPER = 36
 # Rounds of "collect, freeze" before giving up on a tree that keeps forking.
@@ -311,6 +311,60 @@ def keep(command: Sequence[str]) -> int:
         os.kill(os.getpid(), -status)
         return 128 - status
     return status
+
+
+def fork_kept(work: Callable[[], None]) -> int:
+    """Fork a keeper that runs ``work`` in a child of its own, and return the keeper's
+    pid (in the caller only).
+
+    What :func:`keep` does for a command, for a function of this process, without
+    starting another interpreter: the keeper leads a session of its own (a terminal's
+    Ctrl-C reaches the caller only) and adopts its subtree's orphans; when the child
+    ends, it kills whatever the child left behind and exits as the child did. An
+    exception escaping ``work`` is printed to stderr and the child exits with status 70.
+    Stop the whole of it with :func:`kill_tree` on the returned pid. POSIX only.
+    """
+    keeper = os.fork()
+    if keeper:
+        return keeper
+    status = 70
+    try:
+        os.setsid()
+        become_subreaper()
+        child = os.fork()
+        if child == 0:
+            _run_child(work)
+
+        def stop(number: int, _frame: object) -> None:
+            kill_tree(child)
+            os._exit(128 + number)
+
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, stop)
+        _, wait_status = os.waitpid(child, 0)
+        kill_descendants()
+        reap_orphans()
+        code = os.waitstatus_to_exitcode(wait_status)
+        status = code if code >= 0 else 128 - code
+    finally:
+        os._exit(status)
+
+
+def _run_child(work: Callable[[], None]) -> None:
+    status = 0
+    try:
+        work()
+    except BaseException:  # the child must never return into the caller's code
+        import traceback
+
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+        status = 70
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -304,3 +304,177 @@ def test_preview_of_a_skill_md_escapes_control_characters(tmp_path) -> None:
     raw = skillkit("preview", str(folder), "--format", "json").stdout
     assert b"\x1b" not in raw and "\u009b".encode() not in raw
     assert "\x1b[2J" in json.loads(raw)["tier2"]["body"]  # the same text, once parsed
+
+
+# -- the skill's code runs in a kept child with a time limit --------------------------
+
+HANGS = """\
+import time
+
+while True:
+    time.sleep(0.05)
+"""
+
+ENDS_THE_PROCESS = """\
+import os
+
+os._exit(3)
+"""
+
+READS_STDIN = """\
+secret = input()
+"""
+
+LEAVES_A_DAEMON = """\
+import os
+import sys
+import time
+
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(sys.argv[0] + ".never", "w"):
+            pass
+        time.sleep(300)
+        os._exit(0)
+    os._exit(0)
+with open(os.environ["DAEMON_PID_FILE"], "w") as handle:
+    handle.write("started")
+"""
+
+SLOW_ACTION = """\
+import time
+
+from pydantic import BaseModel
+
+from skillkit_core import action, skill, terminal
+
+
+class Done(BaseModel):
+    ok: bool
+
+
+class Nap(BaseModel):
+    slept: float
+
+
+def _nap(ctx) -> dict:
+    time.sleep(1.5)
+    return {"slept": 1.5}
+
+
+nap = action("nap", input=Done, output=Nap, run=_nap)
+
+slow = (
+    skill(name="slow", entry="go")
+    .step("go", prompt="Go.", response=Done, action=nap, next=terminal)
+    .build()
+)
+"""
+
+
+def _limited_env(seconds: str = "1") -> dict[str, str]:
+    return {**os.environ, "SKILLKIT_CHECK_TIMEOUT": seconds}
+
+
+@pytest.mark.parametrize("command", ["preview", "simulate", "graph"])
+def test_a_module_that_hangs_is_stopped_at_the_limit_naming_its_line(
+    tmp_path, command: str
+) -> None:
+    source = tmp_path / "hangs.py"
+    source.write_text(HANGS)
+    done = skillkit(command, str(source), env=_limited_env())
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines()[-1] == (
+        f"error[{command}]: the {command} did not finish within 1 s: the skill's code hangs "
+        f"(set SKILLKIT_CHECK_TIMEOUT to allow longer); it was running {source}, line 4"
+    )
+
+
+def test_a_module_that_ends_the_process_is_an_error_that_says_so(tmp_path) -> None:
+    source = tmp_path / "ends.py"
+    source.write_text(ENDS_THE_PROCESS)
+    done = skillkit("simulate", str(source))
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "error[simulate]: the simulate ended without a result: the skill's code ended its "
+        "process (exit status 3)\n"
+    )
+
+
+def test_the_skills_code_reads_no_stdin(tmp_path) -> None:
+    source = tmp_path / "reads.py"
+    source.write_text(READS_STDIN)
+    done = subprocess.run(
+        [sys.executable, "-m", "skillkit_core.cli", "preview", str(source)],
+        input=b"typed by the user\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "EOFError: EOF when reading a line" in done.stderr.decode()
+
+
+def test_processes_the_skills_code_starts_do_not_outlive_the_command(tmp_path) -> None:
+    source = tmp_path / "daemon.py"
+    source.write_text(LEAVES_A_DAEMON + Path(DEPLOY_CHECK).read_text())
+    started = tmp_path / "started"
+    done = skillkit("graph", str(source), env={**os.environ, "DAEMON_PID_FILE": str(started)})
+    assert done.returncode == 0, done.stderr
+    assert started.read_text() == "started" and text_of(done).startswith("flowchart TD")
+    survivors = [
+        pid
+        for pid in os.listdir("/proc")
+        if pid.isdigit() and _cmdline(pid).endswith(f"graph\0{source}\0")
+    ]
+    assert survivors == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_ctrl_c_stops_the_command_and_its_child_quietly(tmp_path) -> None:
+    import signal
+    import time
+
+    source = tmp_path / "hangs.py"
+    source.write_text(HANGS)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillkit_core.cli", "preview", str(source)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not [p for p in os.listdir("/proc") if p.isdigit() and _forked_from(p, process.pid)]:
+        assert time.monotonic() < deadline, "the command never forked its child"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert (process.returncode, out, err) == (130, b"", b"")
+    leftovers = [
+        p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(f"{source}\0")
+    ]
+    assert leftovers == []
+
+
+def _forked_from(pid: str, parent: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return int(stat[stat.rfind(")") + 2 :].split()[1]) == parent
+
+
+def test_actions_run_for_real_have_no_time_limit(tmp_path) -> None:
+    source = tmp_path / "slow.py"
+    source.write_text(SLOW_ACTION)
+    done = skillkit(
+        "simulate", str(source), "--run-actions", "--format", "json", env=_limited_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"slept": 1.5' in text_of(done)

@@ -52,7 +52,10 @@ def preview_command(
     from skillkit_core.simulate.preview import preview
 
     definition = _load(target, lenient=True)
-    result = preview(definition, host, _tools(tools), subagent, _params(params), step=step)
+    given = _params(params)
+    if given is not None:
+        _check_params(definition, given)
+    result = preview(definition, host, _tools(tools), subagent, given, step=step)
     md = markdown.preview_markdown(result) if output_format == "md" else None
     return CommandOutput(_safe(md or json_format.to_json(result), output_format))
 
@@ -180,6 +183,16 @@ def _params(text: str | None) -> Any:
         return json.loads(text)
     except ValueError as error:
         raise UsageError(f"--params is not valid JSON: {error}") from None
+
+
+def _check_params(definition: Any, params: Any) -> None:
+    """Params given on the command line fail as they would in a run (``error[params]``),
+    as ``simulate`` says, rather than leaving every prompt unrendered."""
+    from skillkit_core.definitions import SkillDefinition
+    from skillkit_core.engine.workflow import validate_params
+
+    if isinstance(definition, SkillDefinition):
+        validate_params(definition, params)
 
 
 def _tools(text: str | None) -> tuple[str, ...]:

@@ -65,7 +65,7 @@ def run_contained(
         except OSError as error:  # no processes left to fork
             os.close(read_end)
             os.close(write_end)
-            raise SkillkitError(f"cannot start the {command}: {error}", code=command) from None
+            raise SkillkitError(f"cannot start skillkit {command}: {error}", code=command) from None
         os.close(write_end)
         status: int | None = None
         try:
@@ -177,7 +177,7 @@ def _output_of(
     if answer is None or "Timeout (" in dump:
         raise _timed_out(command, entry, timeout, dump)
     raise SkillkitError(
-        f"the {command} ended without a result: the skill's code ended its process "
+        f"skillkit {command} ended without a result: the skill's code ended its process "
         f"({_how(status)})",
         code=command,
     )
@@ -197,7 +197,7 @@ def _timed_out(command: str, entry: str | None, timeout: float | None, dump: str
     from skillkit_core.loader import split_entry
 
     message = (
-        f"the {command} did not finish within {timeout or 0:g} s: the skill's code hangs "
+        f"skillkit {command} did not finish within {timeout or 0:g} s: the skill's code hangs "
         f"(set {TIMEOUT_VARIABLE} to allow longer)"
     )
     if entry is not None:

@@ -222,7 +222,8 @@ def _check_step_filter(definition: SkillDefinition, step: str | None) -> None:
         from skillkit_core.simulate.errors import SimulationError
 
         raise SimulationError(
-            f"no step '{step}' in skill '{definition.name}' (steps: {', '.join(names)})"
+            f"no step '{step}' in skill '{definition.name}' (steps: {', '.join(names)})",
+            code="preview",
         )
 
 

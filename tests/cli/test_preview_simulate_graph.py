@@ -125,7 +125,11 @@ def test_preview_of_a_half_written_skill_shows_its_problems(tmp_path) -> None:
             "error[usage]: --params is not valid JSON",
         ),
         (["preview", DEPLOY_CHECK, "--format", "html"], "error[usage]: --format must be one of md"),
-        (["preview", DEPLOY_CHECK, "--step", "ship"], "error[simulate]: no step 'ship'"),
+        (["preview", DEPLOY_CHECK, "--step", "ship"], "error[preview]: no step 'ship'"),
+        (
+            ["preview", DEPLOY_CHECK, "--params", '{"env": "prod"}'],
+            "error[params]: skill 'deploy-check': invalid params: env: Input should be 'staging'",
+        ),
         (["preview", "missing.py"], "error[entry]: cannot load missing.py"),
         (
             ["simulate", DEPLOY_CHECK, "--choose", "verify"],
@@ -386,7 +390,7 @@ def test_a_module_that_hangs_is_stopped_at_the_limit_naming_its_line(
     done = skillkit(command, str(source), env=_limited_env())
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().splitlines()[-1] == (
-        f"error[{command}]: the {command} did not finish within 1 s: the skill's code hangs "
+        f"error[{command}]: skillkit {command} did not finish within 1 s: the skill's code hangs "
         f"(set SKILLKIT_CHECK_TIMEOUT to allow longer); it was running {source}, line 4"
     )
 
@@ -397,7 +401,7 @@ def test_a_module_that_ends_the_process_is_an_error_that_says_so(tmp_path) -> No
     done = skillkit("simulate", str(source))
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode() == (
-        "error[simulate]: the simulate ended without a result: the skill's code ended its "
+        "error[simulate]: skillkit simulate ended without a result: the skill's code ended its "
         "process (exit status 3)\n"
     )
 

@@ -50,8 +50,7 @@ def import_file(path: Path) -> ModuleType:
     import importlib.util
 
     if not path.is_file():
-        hint = " (it is a folder; name the .py file in it)" if path.is_dir() else ""
-        raise EntryError(f"cannot load {path}: no such file{hint}")
+        raise EntryError(f"cannot load {path}: {_not_a_file(path)}")
     path = path.resolve()
     name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -71,6 +70,21 @@ def import_file(path: Path) -> ModuleType:
             raise
         raise EntryError(f"cannot load {path}: {_describe(error, path)}") from None
     return module
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` (not a regular file) cannot be loaded."""
+    try:
+        path.stat()
+    except OSError as error:
+        if path.is_symlink() and isinstance(error, FileNotFoundError):
+            return "a symbolic link to a file that does not exist"
+        if isinstance(error, FileNotFoundError):
+            return "no such file"
+        return (error.strerror or type(error).__name__).lower()
+    if path.is_dir():
+        return "it is a folder; name the .py file in it"
+    return "not a regular file"
 
 
 def _module_name(path: Path) -> str:

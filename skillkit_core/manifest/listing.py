@@ -102,11 +102,21 @@ def list_folder(root: str) -> Listing:
                 found.append(FolderFile(relative, entry.path, info.st_mode, info.st_size))
                 if entry.is_symlink() and not walk.within(entry.path):
                     walk.outside.add(relative)
+            else:  # a FIFO would block whoever reads it; none can be packaged
+                walk.unreadable[relative] = f"not a regular file ({_special_kind(info.st_mode)})"
     found.sort(key=lambda file: file.relative)
     complete = len(found) < MAX_FILES
     return Listing(
         found[:MAX_FILES], walk.folders, walk.outside, walk.unreadable, complete, walk.links
     )
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
 
 
 class _Walk:

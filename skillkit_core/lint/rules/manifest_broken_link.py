@@ -3,6 +3,7 @@ references/, point at files that exist."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Iterable, Iterator
 
@@ -28,9 +29,16 @@ def _broken(
         relative = folder.inside(joined)
         if relative is None or folder.has_path(relative):
             continue  # outside the folder: link-outside-skill reports SKILL.md's
+        if relative in folder.unreadable:
+            continue  # there, but not a file that can be read: reported as unreadable
         kind = "image" if link.image else "link"
+        missing = (
+            "is a symbolic link to a file that does not exist"
+            if os.path.islink(os.path.join(folder.root_text, relative))
+            else "does not exist in the skill folder"
+        )
         yield RULE.diagnostic(
-            f"{kind} target '{target.path}' does not exist in the skill folder",
+            f"{kind} target '{target.path}' {missing}",
             range=link.range,
             file=file,
         )

@@ -177,6 +177,39 @@ def test_a_symbolic_link_loop_argument_is_unreadable(tmp_path: Path) -> None:
     assert "too many levels of symbolic links" in run.diagnostics[0].message
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_links_to_special_files_loops_and_dangling_links_each_say_what_they_are(
+    tmp_path: Path,
+) -> None:
+    body = "See [a](references/pipe.md), [b](references/loop.md), [c](references/gone.md)."
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=body)})
+    references = root / "references"
+    references.mkdir()
+    os.mkfifo(references / "pipe.md")
+    (references / "loop.md").symlink_to("loop.md")
+    (references / "gone.md").symlink_to("nowhere.md")
+    run = check_paths([str(root)])
+    found = sorted((d.rule, d.file, d.message) for d in run.diagnostics)
+    pipe, loop = references / "pipe.md", references / "loop.md"
+    assert found == [
+        (
+            "broken-link",
+            str(root / "SKILL.md"),
+            "link target 'references/gone.md' is a symbolic link to a file that does not exist",
+        ),
+        (
+            UNREADABLE,
+            str(loop),
+            f"cannot read {loop}: too many levels of symbolic links; it was not checked",
+        ),
+        (
+            UNREADABLE,
+            str(pipe),
+            f"cannot read {pipe}: not a regular file (a FIFO); it was not checked",
+        ),
+    ]
+
+
 def test_what_cannot_be_read_is_reported_whatever_the_rule_selection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import os
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,21 @@ def test_missing_files_and_attrs(tmp_path: Path) -> None:
         load_entry(str(tmp_path))
     with pytest.raises(EntryError, match=r"no attribute 'ghost' \(definitions: .*help_desk"):
         load_entry(f"{HELP_DESK}:ghost")
+
+
+def test_an_entry_that_is_no_file_says_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "loop.py").symlink_to("loop.py")
+    (tmp_path / "dangling.py").symlink_to("gone.py")
+    os.mkfifo(tmp_path / "pipe.py")
+    expected = {
+        "loop.py": "too many levels of symbolic links",
+        "dangling.py": "a symbolic link to a file that does not exist",
+        "pipe.py": "not a regular file",
+    }
+    for name, reason in expected.items():
+        with pytest.raises(EntryError) as caught:
+            load_entry(str(tmp_path / name))
+        assert caught.value.message == f"cannot load {tmp_path / name}: {reason}"
 
 
 def test_a_file_named_like_a_stdlib_module_does_not_shadow_it(tmp_path: Path) -> None:

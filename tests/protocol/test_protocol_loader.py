@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import textwrap
 import os
+import textwrap
 from pathlib import Path
 
 import pytest

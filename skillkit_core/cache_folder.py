@@ -68,11 +68,12 @@ def platform_cache_home() -> str | None:
 
 
 def user_home() -> str | None:
-    """``$HOME`` when it is an absolute path, else the home the user database gives, when
-    that is one; ``None`` otherwise (an empty or relative ``$HOME`` would put a cache in
-    ``/`` or in the current folder)."""
+    """``$HOME`` when it is an absolute path to a folder, else the home the user database
+    gives, when that is one; ``None`` otherwise. An empty or relative ``$HOME`` would put
+    a cache in ``/`` or in the current folder, and a cache never makes a home
+    (``HOME=/nonexistent`` in a service: as root, it would be made)."""
     home = os.environ.get("HOME", "")
-    if os.path.isabs(home):
+    if os.path.isabs(home) and os.path.isdir(home):
         return home
     try:
         import pwd
@@ -80,7 +81,7 @@ def user_home() -> str | None:
         home = pwd.getpwuid(os.getuid()).pw_dir
     except (ImportError, KeyError, AttributeError):
         return None
-    return home if os.path.isabs(home) else None
+    return home if os.path.isabs(home) and os.path.isdir(home) else None
 
 
 def temp_cache_root() -> str:

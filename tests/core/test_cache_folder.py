@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import sys
@@ -26,10 +27,11 @@ from skillkit_core.cache_folder import (
     temp_folder,
 )
 
-HOME = "/home/someone"
-# The home the user database gives (when $HOME is no absolute path).
-DATABASE_HOME = "/var/lib/someone"
 TEMP = tempfile.gettempdir()  # a folder that exists
+# Homes exist (a cache never makes one): the fixture makes them.
+HOME = f"{TEMP}/skillkit-test-{os.getpid()}/home/someone"
+# The home the user database gives (when $HOME is no absolute path).
+DATABASE_HOME = f"{TEMP}/skillkit-test-{os.getpid()}/var/lib/someone"
 TEMP_ROOT = f"{TEMP}/skillkit-{os.getuid()}"
 
 # (environment, platform, the cache root expected).
@@ -54,11 +56,17 @@ CASES = [
     ({"HOME": "", "XDG_CACHE_HOME": "/x/cache"}, "linux", "/x/cache/skillkit"),
     # No home anywhere: the temp folder's skillkit-<uid>.
     ({"HOME": "", "no database home": ""}, "linux", TEMP_ROOT),
+    # A home that does not exist is none (as root, the cache would make it).
+    ({"HOME": "/nonexistent/home"}, "linux", f"{DATABASE_HOME}/.cache/skillkit"),
+    ({"HOME": "/nonexistent/home", "no database home": ""}, "linux", TEMP_ROOT),
 ]
 
 
 @pytest.fixture
 def environment(monkeypatch: pytest.MonkeyPatch):
+    for home in (HOME, DATABASE_HOME):
+        os.makedirs(home, exist_ok=True)
+
     def set_up(values: dict[str, str], platform: str) -> None:
         values = dict(values)
         for name in ("SKILLKIT_CACHE_DIR", "XDG_CACHE_HOME", "LOCALAPPDATA"):
@@ -73,7 +81,8 @@ def environment(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("TMPDIR", TEMP)
         monkeypatch.setattr(sys, "platform", platform)
 
-    return set_up
+    yield set_up
+    shutil.rmtree(f"{TEMP}/skillkit-test-{os.getpid()}", ignore_errors=True)
 
 
 @pytest.mark.parametrize(("values", "platform", "expected"), CASES)

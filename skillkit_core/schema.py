@@ -74,16 +74,23 @@ class Schema:
             return None
         return self._problem
 
-    def validate(self, data: Any, *, forbid_extra: bool = False) -> Any:
+    def validate(self, data: Any, *, from_agent: bool = False) -> Any:
         """Validate plain data; raises ``pydantic.ValidationError`` on failure.
 
-        With ``forbid_extra`` (for what an agent sends: responses and params), a key the
-        schema does not declare is an error instead of being dropped silently, unless the
-        author's model sets its own ``extra`` policy (``ConfigDict(extra="allow")``).
+        ``from_agent`` is for what an agent sends (responses and params), which must fit
+        the JSON Schema it was given: a key the schema does not declare is an error instead
+        of being dropped silently (unless the author's model sets its own ``extra`` policy,
+        ``ConfigDict(extra="allow")``), and values are taken as JSON in pydantic's strict
+        mode, so ``"yes"`` or ``1`` is no boolean and ``"3"`` no integer (lax mode would
+        turn them into ones; zod, behind the TypeScript SDK, refuses them too). Data that
+        is not plain JSON (Python objects a test passes) is validated as Python.
         """
-        if forbid_extra and not self._sets_extra_policy():
-            return self.adapter.validate_python(data, extra="forbid")
-        return self.adapter.validate_python(data)
+        extra = "forbid" if from_agent and not self._sets_extra_policy() else None
+        if from_agent:
+            text = _as_json(data)
+            if text is not None:
+                return self.adapter.validate_json(text, strict=True, extra=extra)
+        return self.adapter.validate_python(data, extra=extra)
 
     def _sets_extra_policy(self) -> bool:
         config = getattr(self.source, "model_config", None)
@@ -147,3 +154,13 @@ def format_validation_error(error: Any) -> str:
             continue
         lines.append(f"{loc}: {item.get('msg', 'invalid')}")
     return "; ".join(lines) if lines else str(error)
+
+
+def _as_json(data: Any) -> str | None:
+    """``data`` as JSON text, ``None`` when it holds more than JSON values."""
+    import json
+
+    try:
+        return json.dumps(data, allow_nan=True)
+    except (TypeError, ValueError):
+        return None

@@ -280,7 +280,7 @@ class WorkflowEngine:
         from pydantic import ValidationError
 
         try:
-            return step.response.validate(output, forbid_extra=True)
+            return step.response.validate(output, from_agent=True)
         except ValidationError as error:
             message = format_validation_error(error)
             self._failures[step.name] += 1
@@ -648,7 +648,7 @@ def validate_params(definition: SkillDefinition, params: Any) -> tuple[Any, Any]
     from pydantic import ValidationError
 
     try:
-        value = definition.params.validate(params if params is not None else {}, forbid_extra=True)
+        value = definition.params.validate(params if params is not None else {}, from_agent=True)
     except ValidationError as error:
         raise ParamsError(
             f"{where(definition.name)}invalid params: {format_validation_error(error)}"

@@ -1,0 +1,86 @@
+"""An agent's answer must fit the JSON Schema it was given, value by value.
+
+pydantic's lax mode turns ``"yes"``, ``"t"`` or ``1`` into ``True`` and ``"3"`` into 3:
+an agent that answered ``"safe": "yes"`` at a deploy gate was routed to the deploy. The
+schema it got says ``"type": "boolean"`` (and zod, behind the TypeScript SDK, refuses
+such values too), so the answer is a retryable validation error. JSON values that the
+schema's types take as JSON (a date as a string, an integer for a float, a list for a
+tuple, an enum's value) are accepted as before.
+"""
+
+import datetime
+import enum
+
+import pytest
+from pydantic import BaseModel
+
+from skillkit_core import skill, terminal
+from skillkit_core.engine import Handshake, WorkflowEngine
+from skillkit_core.errors import ParamsError
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Gate(BaseModel):
+    safe: bool
+    count: int = 0
+
+
+class Rich(BaseModel):
+    when: datetime.date
+    ratio: float
+    pair: tuple[int, str]
+    colour: Colour
+
+
+class Params(BaseModel):
+    retries: int
+
+
+def _skill(response: type[BaseModel]):
+    return (
+        skill(name="strict", entry="gate", description="d", params=Params)
+        .step("gate", prompt="Gate.", response=response, next="end")
+        .step("end", prompt="End.", next=terminal)
+        .build()
+    )
+
+
+async def _started(response: type[BaseModel]) -> WorkflowEngine:
+    engine = WorkflowEngine(_skill(response), Handshake(host="generic"), {"retries": 1})
+    await engine.start()
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"safe": "yes"}, "safe: Input should be a valid boolean"),
+        ({"safe": 1}, "safe: Input should be a valid boolean"),
+        ({"safe": True, "count": "3"}, "count: Input should be a valid integer"),
+        ({"safe": True, "count": 2.5}, "count: Input should be a valid integer"),
+    ],
+)
+async def test_a_value_the_schema_does_not_take_is_a_retryable_error(
+    answer: dict, message: str
+) -> None:
+    engine = await _started(Gate)
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert (wire["kind"], wire["error"], wire["retry"]) == ("error", "validation", True)
+    assert wire["message"].startswith(message)
+    assert engine.current == "gate"
+
+
+async def test_json_forms_of_richer_types_are_taken() -> None:
+    engine = await _started(Rich)
+    answer = {"when": "2026-11-29", "ratio": 1, "pair": [1, "a"], "colour": "red"}
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert wire["step"] == "end", wire
+    assert wire["completed"]["response"] == {**answer, "ratio": 1.0}
+
+
+def test_params_are_taken_strictly_too() -> None:
+    with pytest.raises(ParamsError, match="retries: Input should be a valid integer"):
+        WorkflowEngine(_skill(Gate), Handshake(host="generic"), {"retries": "2"})

@@ -284,7 +284,7 @@ def _assemble(
     (stage / "package.json").write_text(text, encoding="utf-8")
 
     report("step", STEPS["check"])
-    checked = check_output(stage, skill_md.extension_keys)
+    checked = check_output(stage, skill_md.extension_keys, definition.name)
     result.warnings.extend(checked.warnings)
     if checked.errors:
         listing = "\n".join(f"  - {e}" for e in checked.errors)

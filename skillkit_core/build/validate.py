@@ -17,6 +17,10 @@ from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
 from skillkit_core.errors import BuildError
 from skillkit_core.lint.diagnostic import LintDiagnostic
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from skillkit_core.manifest.compat import HostVerdict
+
 Definition = SkillDefinition | ReferenceDefinition
 
 # Findings about the output folder's name, which is the user's -o and not the skill's.
@@ -83,8 +87,9 @@ class FolderCheck:
     diagnostics: list[LintDiagnostic] = field(default_factory=list)
 
 
-def check_output(folder: Path, extension_keys: tuple[str, ...]) -> FolderCheck:
-    """Validate the built ``folder`` against the Agent Skills spec."""
+def check_output(folder: Path, extension_keys: tuple[str, ...], skill: str) -> FolderCheck:
+    """Validate the built ``folder`` of the skill named ``skill`` against the Agent Skills
+    spec."""
     from skillkit_core.lint.check_folder import check_folder
 
     report = check_folder(folder)
@@ -93,7 +98,7 @@ def check_output(folder: Path, extension_keys: tuple[str, ...]) -> FolderCheck:
         text = _located(diagnostic, folder)
         if diagnostic.rule in _FOLDER_RULES:
             result.warnings.append(
-                f"{text}; name the output folder after the skill (-o …/{folder.name}) or the "
+                f"{text}; name the output folder after the skill (-o …/{skill}) or the "
                 "strict spec validator and VS Code refuse it"
             )
         elif diagnostic.severity == "error":
@@ -112,18 +117,32 @@ def _located(diagnostic: LintDiagnostic, folder: Path) -> str:
 
 
 def _extension_warning(keys: tuple[str, ...], hosts: list) -> str:
-    refuse = [v.consumer.label for v in hosts if not v.loads]
+    # A host that refuses the folder for another reason (a folder named unlike the skill)
+    # is named by that reason's own warning.
+    refuse = [v.consumer.label for v in hosts if not v.loads and _refused_for(v, keys)]
     load = [v.consumer.label for v in hosts if v.loads]
     readers = [label for label in load if label == "Claude Code"]
     ignorers = [label for label in load if label != "Claude Code"]
     text = f"SKILL.md has frontmatter keys outside the Agent Skills spec ({', '.join(keys)})"
     if refuse:
-        text += f": {_join(refuse)} refuse the folder because of them"
+        text += f": {_join(refuse)} {_verb(refuse, 'refuse')} the folder because of them"
     if readers:
-        text += f"; {_join(readers)} reads them"
+        text += f"; {_join(readers)} {_verb(readers, 'read')} them"
     if ignorers:
-        text += f"; {_join(ignorers)} load the folder and ignore them"
+        text += (
+            f"; {_join(ignorers)} {_verb(ignorers, 'load')} the folder and "
+            f"{_verb(ignorers, 'ignore')} them"
+        )
     return text + ". Leave those options out of skill() for a fully portable skill."
+
+
+def _refused_for(verdict: HostVerdict, keys: tuple[str, ...]) -> bool:
+    return any(key in reason for reason in verdict.reasons for key in keys)
+
+
+def _verb(names: list[str], verb: str) -> str:
+    """``verb`` agreeing with ``names`` (one host: "reads"; several: "read")."""
+    return f"{verb}s" if len(names) == 1 else verb
 
 
 def _join(names: list[str]) -> str:

@@ -300,7 +300,19 @@ def test_extension_keys_are_kept_and_reported_with_the_consumers_that_refuse_the
 def test_a_folder_not_named_after_the_skill_is_a_warning(tmp_path: Path) -> None:
     entry = _project(tmp_path / "src")
     result = _build(entry, tmp_path / "out" / "some-other-name")
-    assert any("name the output folder after the skill" in w for w in result.warnings)
+    (warning,) = [w for w in result.warnings if "name the output folder" in w]
+    assert "name the output folder after the skill (-o …/demo)" in warning
+
+
+def test_hosts_that_refuse_the_folder_for_its_name_are_not_blamed_on_extension_keys(
+    tmp_path: Path,
+) -> None:
+    entry = _project(tmp_path / "src", options=", argument_hint='[target]'")
+    result = _build(entry, tmp_path / "out" / "elsewhere")
+    (warning,) = [w for w in result.warnings if "outside the Agent Skills spec" in w]
+    assert "strict spec validator and claude.ai / API upload refuse the folder" in warning
+    assert "VS Code" not in warning  # it refuses the folder for its name, not the key
+    assert "; Codex loads the folder and ignores them." in warning
 
 
 def test_skill_md_overrides_replace_the_body_or_the_whole_file(tmp_path: Path) -> None:

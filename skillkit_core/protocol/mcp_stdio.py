@@ -15,6 +15,11 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
 - A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
   connection, not an error to print; a stdout that fails otherwise (a full disk) ends it
   with that error itself, not the task group's wrapping of it.
+- When stdin closes, requests already received get :data:`END_GRACE` seconds to be
+  answered before the connection ends and cancels the rest: a client that writes its
+  requests and closes stdin (``printf … | scripts/run mcp``) gets the answers of quick
+  ones, which the SDK would cancel at once, while a long call (a script, an action)
+  still ends soon after its client left.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ _MEMBER_VALUE = re.compile(r"\s*:\s*")
 _DECODER = json.JSONDecoder()
 # How much of a refused line an error message quotes.
 _QUOTE = 60
+END_GRACE = 2.0
+"""Seconds the requests in flight when stdin closes have to be answered."""
 
 
 async def serve_stdio_connection(server: Any, initialization_options: Any) -> None:
@@ -44,7 +51,8 @@ async def serve_stdio_connection(server: Any, initialization_options: Any) -> No
     try:
         async with stdio_server() as (read_stream, write_stream):
             answering = AnsweringReadStream(read_stream, write_stream)
-            await server.run(answering, write_stream, initialization_options)
+            tracking = _AnswerTrackingWriteStream(write_stream, answering.in_flight)
+            await server.run(answering, tracking, initialization_options)
     except* (BrokenPipeError, ConnectionResetError):
         pass  # the client closed its end of stdout: the connection is over
     except* OSError as failed:
@@ -64,11 +72,20 @@ class AnsweringReadStream:
     def __init__(self, inner: Any, write_stream: Any) -> None:
         self._inner = inner
         self._write_stream = write_stream
+        #: Ids of the requests received and not answered yet.
+        self.in_flight: set[int | str] = set()
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                with anyio.move_on_after(END_GRACE):
+                    while self.in_flight:
+                        await anyio.sleep(0.005)
+                raise
             if not isinstance(item, Exception):
+                self._note(item)
                 return item
             reply = error_for(item)
             if reply is None:
@@ -76,6 +93,17 @@ class AnsweringReadStream:
             # A writer that is gone means the connection is ending anyway.
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await self._write_stream.send(SessionMessage(reply))
+
+    def _note(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCRequest):
+            self.in_flight.add(message.id)
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+            and isinstance(message.params, dict)
+        ):
+            self.in_flight.discard(message.params.get("requestId"))  # no answer is due
 
     def __aiter__(self) -> AnsweringReadStream:
         return self
@@ -94,6 +122,29 @@ class AnsweringReadStream:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _AnswerTrackingWriteStream:
+    """The transport's write stream, crossing each answered request off ``in_flight``."""
+
+    def __init__(self, inner: Any, in_flight: set[int | str]) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._in_flight.discard(message.id)
+
+    async def __aenter__(self) -> _AnswerTrackingWriteStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._inner.aclose()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,3 +160,32 @@ def test_a_stdout_that_cannot_be_written_ends_the_server_with_that_error(
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == expected
     assert "Traceback" not in done.stderr and "internal" not in done.stderr
+
+
+def test_requests_written_before_stdin_closes_are_all_answered(tmp_path: Path) -> None:
+    """A client that writes its requests and closes stdin (``printf … | run mcp``): the
+    SDK ended the connection at the end of stdin and cancelled what it had not answered
+    yet, so the last answers were missing most of the time."""
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, "mcp"]
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "start", "arguments": {"params": {}}},
+        },
+    ]
+    lines = "".join(json.dumps(message) + "\n" for message in messages)
+    for _ in range(3):
+        done = subprocess.run(
+            argv, input=lines, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60
+        )
+        answers = [json.loads(line) for line in done.stdout.splitlines()]
+        assert done.returncode == 0, done.stderr
+        assert [answer["id"] for answer in answers] == [1, 2, 3, 4], done.stdout
+        assert not answers[3]["result"].get("isError"), answers[3]

@@ -157,10 +157,22 @@ def format_validation_error(error: Any) -> str:
 
 
 def _as_json(data: Any) -> str | None:
-    """``data`` as JSON text, ``None`` when it holds more than JSON values."""
+    """``data`` as JSON text, ``None`` when it holds more than JSON values. A number with
+    a zero fraction is written as an integer: JSON Schema counts ``3.0`` as an integer
+    (and JavaScript cannot tell them apart), where strict mode would refuse it."""
     import json
 
     try:
-        return json.dumps(data, allow_nan=True)
-    except (TypeError, ValueError):
+        return json.dumps(_whole_numbers(data), allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
         return None
+
+
+def _whole_numbers(data: Any) -> Any:
+    if isinstance(data, float):
+        return int(data) if data.is_integer() else data
+    if isinstance(data, dict):
+        return {key: _whole_numbers(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_whole_numbers(value) for value in data]
+    return data

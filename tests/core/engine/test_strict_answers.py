@@ -61,6 +61,7 @@ async def _started(response: type[BaseModel]) -> WorkflowEngine:
         ({"safe": 1}, "safe: Input should be a valid boolean"),
         ({"safe": True, "count": "3"}, "count: Input should be a valid integer"),
         ({"safe": True, "count": 2.5}, "count: Input should be a valid integer"),
+        ({"safe": True, "count": True}, "count: Input should be a valid integer"),
     ],
 )
 async def test_a_value_the_schema_does_not_take_is_a_retryable_error(
@@ -71,6 +72,13 @@ async def test_a_value_the_schema_does_not_take_is_a_retryable_error(
     assert (wire["kind"], wire["error"], wire["retry"]) == ("error", "validation", True)
     assert wire["message"].startswith(message)
     assert engine.current == "gate"
+
+
+async def test_a_whole_number_written_with_a_fraction_is_an_integer() -> None:
+    # JSON Schema's "integer" takes 3.0; so does zod (JavaScript has one number type).
+    engine = await _started(Gate)
+    wire = (await engine.advance("gate", {"safe": True, "count": 3.0})).to_wire()
+    assert wire["step"] == "end" and wire["completed"]["response"]["count"] == 3
 
 
 async def test_json_forms_of_richer_types_are_taken() -> None:

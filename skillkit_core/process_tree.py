@@ -37,6 +37,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 # Rounds of "collect, freeze" before giving up on a tree that keeps forking.
 _FREEZE_ROUNDS = 50
 _REAP_SECONDS = 2.0
+# How often a keeper looks whether its parent still lives.
+_PARENT_CHECK = 1.0
 
 
 # ---------------------------------------------------------------- finding descendants
@@ -283,7 +285,10 @@ def keeper_command(command: Sequence[str]) -> list[str]:
 
 def keep(command: Sequence[str]) -> int:
     """Run ``command`` as a subreaper's child; when it exits, kill what it left behind,
-    then exit as it did (its status, or the signal that ended it)."""
+    then exit as it did (its status, or the signal that ended it). When the keeper's own
+    parent dies first (killed, or gone without stopping it), the command is killed with
+    all it started: nobody is left to read it, or to stop it."""
+    parent = os.getppid()
     become_subreaper()
     try:
         child = subprocess.Popen(list(command))
@@ -302,7 +307,7 @@ def keep(command: Sequence[str]) -> int:
 
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, stop)
-    status = child.wait()
+    status = _wait_while_parent_lives(child, parent)
     kill_descendants()
     reap_orphans()
     if status < 0:
@@ -311,6 +316,25 @@ def keep(command: Sequence[str]) -> int:
         os.kill(os.getpid(), -status)
         return 128 - status
     return status
+
+
+def _wait_while_parent_lives(child: subprocess.Popen[bytes], parent: int) -> int:
+    """``child``'s exit status; it is killed first if ``parent`` dies while it runs.
+
+    SIGCHLD is blocked and waited for, with a timeout to look at the parent: a child that
+    ends is seen at once, and a parent that died within :data:`_PARENT_CHECK` seconds (a
+    keeper is re-parented to init or a subreaper then). Blocked only here, after the
+    child started, which must not inherit the mask."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    while True:
+        pid, raw = os.waitpid(child.pid, os.WNOHANG)
+        if pid:
+            child.returncode = os.waitstatus_to_exitcode(raw)
+            return child.returncode
+        if os.getppid() != parent:
+            kill_tree(child.pid)
+            return child.wait()
+        signal.sigtimedwait({signal.SIGCHLD}, _PARENT_CHECK)
 
 
 def fork_kept(work: Callable[[], None]) -> int:

@@ -98,3 +98,20 @@ def test_the_keeper_ends_killed_when_its_command_was_killed() -> None:
     command = process_tree.keeper_command([sys.executable, "-c", code])
     done = subprocess.run(command, capture_output=True, timeout=30)
     assert done.returncode == -9 and b"Traceback" not in done.stderr
+
+
+def test_a_keeper_whose_parent_dies_kills_its_command_and_all_it_started() -> None:
+    # The language server killed (or gone with `exit` and no `shutdown`) while its worker
+    # was inside a module that loops: the worker burnt a core with nobody to read it.
+    marker = new_marker()
+    keeper = process_tree.keeper_command(spawner(marker, "import time; time.sleep(300)"))
+    code = f"import subprocess, sys, time\nsubprocess.Popen({keeper!r})\ntime.sleep(300)\n"
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        assert len(started_sleepers(marker, within=30)) == 2
+        parent.kill()
+        parent.wait(5)
+        assert none_left(marker), "the kept command outlived the keeper's parent"
+    finally:
+        parent.kill()
+        parent.wait(5)

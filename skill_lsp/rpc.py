@@ -55,6 +55,10 @@ class SteadyRpc:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._held: dict[Any, asyncio.Task[None]] = {}
+        self._request_futures = _Futures(self._request_futures)
+        # The futures of the steps a generator handler started, by the request's id.
+        self._steps: dict[Any, list[Any]] = {}
+        self._starting: Any = None
 
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
         """pygls's, after the syntax index of the request's document is ready."""
@@ -73,10 +77,16 @@ class SteadyRpc:
         self._held[msg_id] = asyncio.ensure_future(when_indexed())
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
-        """A request still waiting for its document's index is answered as cancelled."""
+        """A request still waiting for its document's index is answered as cancelled; a
+        request served by a generator handler (pygls's ``workspace/executeCommand``)
+        cancels the step it runs too, which pygls leaves running (a ``skillkit check``
+        went on after its request was cancelled)."""
         held = self._held.pop(msg_id, None)
         if held is None:
+            steps = self._steps.pop(msg_id, ())  # before the request's callbacks forget them
             super()._handle_cancel_notification(msg_id)  # type: ignore[misc]
+            for step in steps:
+                step.cancel()
             return
         held.cancel()
         error = JsonRpcRequestCancelled(f'Request with id "{msg_id}" is canceled')
@@ -101,9 +111,18 @@ class SteadyRpc:
         def finished(future: Any) -> None:
             if self._request_futures.get(msg_id) is future:
                 self._request_futures.pop(msg_id, None)
+            self._steps.pop(msg_id, None)
             callback(future)
 
-        super()._execute_handler(msg_id, handler, finished, args, kwargs)  # type: ignore[misc]
+        # A generator handler runs its first step from within this call: remember whose.
+        starting, self._starting = self._starting, self._starting or msg_id
+        try:
+            super()._execute_handler(msg_id, handler, finished, args, kwargs)  # type: ignore[misc]
+        finally:
+            self._starting = starting
+        step = self._request_futures.get(msg_id) if starting is not None else None
+        if step is not None:
+            self._steps.setdefault(starting, []).append(step)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """pygls's, except that params that do not fit their method are refused cleanly."""
@@ -139,6 +158,16 @@ class SteadyRpc:
             self._send_response(msg_id, error=error.to_response_error())  # type: ignore[attr-defined]
             return
         super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[misc]
+
+
+class _Futures(dict):  # type: ignore[type-arg]
+    """pygls's futures by message id, whose ``items()`` is a copy: pygls's ``shutdown``
+    cancels each future while iterating them, and a cancelled future's callbacks take it
+    out of this dict at once (the answer to ``shutdown`` was "dictionary changed size
+    during iteration" whenever a command was running)."""
+
+    def items(self) -> Any:
+        return list(super().items())
 
 
 def _document_uri(params: Any) -> str | None:

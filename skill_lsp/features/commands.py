@@ -343,9 +343,13 @@ def _skill_name(ls: Any, uri: Any, variable: Any) -> str | None:
 
 
 async def _run(command: list[str], ls: Any, progress: _Progress | None) -> tuple[int, str, str]:
+    """Run a ``skillkit`` command under a keeper: it ends with its whole tree when the
+    request is cancelled, times out, or the server goes away."""
+    from skillkit_core.process_tree import keeper_command, kill_tree
+
     cwd = ls.roots[0] if ls.roots else None
     process = await asyncio.create_subprocess_exec(
-        *command,
+        *keeper_command(command),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
@@ -371,11 +375,12 @@ async def _run(command: list[str], ls: Any, progress: _Progress | None) -> tuple
         )
     except TimeoutError:
         # The whole tree: skillkit runs the skill's code in children of its own.
-        from skillkit_core.process_tree import kill_tree
-
         await asyncio.get_running_loop().run_in_executor(None, kill_tree, process.pid)
         await process.wait()
         return 124, "\n".join(lines), f"timed out after {BUILD_TIMEOUT:g} s"
+    except asyncio.CancelledError:  # $/cancelRequest, or shutdown: nothing may go on
+        kill_tree(process.pid)
+        raise
     return process.returncode or 0, "\n".join(lines), "\n".join(errors)
 
 

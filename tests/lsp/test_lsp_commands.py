@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient
 
-from tests.lsp.support import open_file, uri_of, wait_for
+from tests.lsp.support import checks_of, open_file, uri_of, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -107,3 +107,27 @@ async def test_restart_worker_keeps_analysis_working(client: LanguageClient) -> 
     path = client.root / "broken" / "broken_steps.py"
     uri = open_file(client, path, version=50)
     await wait_for(lambda: "build-error" in {d.code for d in client.diagnostics.get(uri, ())})
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+async def test_a_cancelled_check_stops_its_processes(client: LanguageClient) -> None:
+    # pygls runs the command as a step of its executeCommand generator and cancelled only
+    # the request: `skillkit check` and its worker went on running the skill's code.
+    import asyncio
+    import shutil
+
+    folder = client.root / "slow-check"
+    folder.mkdir()
+    slow = folder / "slow.py"
+    slow.write_text("import time\n\ntime.sleep(60)\n", encoding="utf-8")
+    before = set(client.protocol._request_futures)
+    try:
+        request = asyncio.ensure_future(_run(client, "skillkit.check", {"uri": uri_of(slow)}))
+        await wait_for(lambda: checks_of(slow), 30, "the check to start")
+        (request_id,) = set(client.protocol._request_futures) - before
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+        with pytest.raises(JsonRpcException, match="canceled"):
+            await request
+        await wait_for(lambda: not checks_of(slow), 10, "the check's processes to end")
+    finally:
+        shutil.rmtree(folder)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pygls.io_ import StdoutWriter
 
 from tests.lsp.raw_lsp import RawLsp
-from tests.lsp.support import fresh_workspace, uri_of
+from tests.lsp.support import checks_of, fresh_workspace, uri_of
 
 DEPLOY = "deploy/deploy_check.py"
 
@@ -204,3 +205,33 @@ def test_what_a_module_prints_reaches_the_log_only_up_to_a_limit(
         assert sum(len(line) for line in worker_lines) < 100_000
     finally:
         raw.close()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_shutdown_while_a_command_runs_answers_null_and_ends_it(tmp_path: Path) -> None:
+    # pygls's shutdown cancels each request while iterating them, and a cancelled
+    # command's callbacks took it out of that dict: "dictionary changed size during
+    # iteration" was the answer, and the command went on.
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ntime.sleep(60)\n", encoding="utf-8")
+    raw = RawLsp(tmp_path, tmp_path / "stderr.txt", options={"workspaceTrusted": True})
+    try:
+        command = raw.send(
+            "workspace/executeCommand",
+            {"command": "skillkit.check", "arguments": [{"uri": uri_of(slow)}]},
+        )
+        _until(lambda: checks_of(slow), 30, "the check to start")
+        assert raw.request("shutdown", None)["result"] is None
+        assert raw.answer(command)["error"]["code"] == -32800  # cancelled
+        _until(lambda: not checks_of(slow), 10, "the check's processes to end")
+    finally:
+        raw.close()
+
+
+def _until(condition: Any, within: float, what: str) -> None:
+    import time
+
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)

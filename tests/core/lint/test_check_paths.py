@@ -257,3 +257,26 @@ def test_targets_are_written_and_sorted_as_pathlib_writes_and_sorts_them(
         Target("manifest", "a/b"),
         Target("manifest", "a-b"),
     ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev/zero")
+def test_python_files_that_are_no_regular_files_are_passed_over_on_a_walk(
+    tmp_path: Path,
+) -> None:
+    # The walk read each *.py to see whether it defines a skill: a FIFO blocked it for
+    # good, and /dev/zero filled the memory.
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    code = (
+        "import sys\n"
+        "from skillkit_core.lint.check_workflow import defines_skills\n"
+        "print([defines_skills(path) for path in sys.argv[1:]])\n"
+    )
+    paths = [str(tmp_path / "pipe.py"), str(tmp_path / "zero.py")]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *paths], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "[False, False]\n", done.stderr

@@ -268,12 +268,25 @@ def _parse_yaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlRe
     return _parse_with_pyyaml(yaml_text, offset, starts)
 
 
+def _without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (a byte that is not UTF-8, as ``surrogateescape``
+    decodes it, or a ``\\udcff`` escape an editor sent) as U+FFFD, one for one so that
+    offsets stay: the YAML parser encodes its input as UTF-8, which refuses them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return text
+
+
 def _parse_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
     import yaml
 
     result = _YamlResult()
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(yaml_text)
+    loader = loader_class(_without_surrogates(yaml_text))
     try:
         try:
             root = loader.get_single_node()

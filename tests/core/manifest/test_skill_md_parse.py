@@ -238,3 +238,18 @@ def test_frontmatter_end_line_of_plain_markdown() -> None:
     assert parse.frontmatter_end_line(["---", "a: b"]) is None  # never closed
     assert parse.frontmatter_end_line(["\ufeff---", "a: b", "--- ", "# Title"]) == 2
     assert parse.frontmatter_end_line([]) is None
+
+
+def test_bytes_that_are_not_utf8_in_the_frontmatter_are_read_as_replacement_characters() -> None:
+    # A file read with surrogateescape (the language server's workspace index), or a
+    # \udcff escape from an editor: the YAML parser refused the whole text with a
+    # UnicodeEncodeError, which took completion and go-to-definition down in every
+    # other SKILL.md of the workspace.
+    text = '---\nname: caf\udce9\ndescription: "x \udcff. Use when."\nmetadata:\n  a: [1]\n---\n'
+    parsed = parse_skill_md(text)
+    assert parsed.problems == ()
+    assert parsed.frontmatter == {
+        "name": "caf\ufffd",
+        "description": "x \ufffd. Use when.",
+        "metadata": {"a": [1]},
+    }

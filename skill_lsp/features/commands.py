@@ -58,7 +58,7 @@ def register(server: Any) -> None:
             choose=options.get("choose"),
             path=options.get("path"),
             all_paths=bool(options.get("allPaths", False)),
-            seed=int(options.get("seed", 0) or 0),
+            seed=_integer(options, "seed"),
         )
         answer = await _in_worker(ls, "simulate", request)
         stem = f"simulate-{answer.get('skill', 'skill')}"
@@ -152,6 +152,20 @@ def _options(arguments: tuple[Any, ...]) -> dict[str, Any]:
     return {}
 
 
+def _integer(options: dict[str, Any], key: str) -> int:
+    value = options.get(key) or 0
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise JsonRpcInvalidParams(f"'{key}' must be an integer, not {value!r}")
+    return value
+
+
+def _names(options: dict[str, Any], key: str) -> list[str]:
+    value = options.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise JsonRpcInvalidParams(f"'{key}' must be a list of names, not {value!r}")
+    return value
+
+
 def _document(ls: Any, options: dict[str, Any]) -> tuple[str, str]:
     """(path, text) of the document named by ``uri``: the editor's text when open."""
     uri = options.get("uri")
@@ -207,7 +221,7 @@ def _code_request(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
         "root": ls.roots[0] if ls.roots else None,
         "skill": options.get("skill"),
         "host": options.get("host") or settings.host,
-        "tools": list(options.get("tools") or settings.tools),
+        "tools": _names(options, "tools") or list(settings.tools),
         "params": options.get("params"),
     }
 
@@ -412,6 +426,8 @@ async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
     targets: list[str] = []
     if isinstance(uri, str):
         path = to_fs_path(uri)
+        if path and "\0" in path:
+            raise JsonRpcInvalidParams(f"'uri' names no file: {uri}")
         if path:
             targets.append(path)
     targets = targets or list(ls.roots)

@@ -131,3 +131,27 @@ async def test_a_cancelled_check_stops_its_processes(client: LanguageClient) -> 
         await wait_for(lambda: not checks_of(slow), 10, "the check's processes to end")
     finally:
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "message"),
+    [
+        ("skillkit.simulate", {"seed": "abc"}, "'seed' must be an integer, not 'abc'"),
+        ("skillkit.simulate", {"tools": 5}, "'tools' must be a list of names, not 5"),
+        ("skillkit.preview", {"tools": [1]}, "'tools' must be a list of names, not [1]"),
+    ],
+)
+async def test_options_of_the_wrong_type_are_invalid_params(
+    client: LanguageClient, command: str, options: dict, message: str
+) -> None:
+    # They were internal errors, with a traceback in the server's log.
+    uri = uri_of(client.root / "deploy" / "deploy_check.py")
+    with pytest.raises(JsonRpcException) as raised:
+        await _run(client, command, {"uri": uri, "show": False, **options})
+    assert (raised.value.code, raised.value.message) == (-32602, message)
+
+
+async def test_a_check_of_a_uri_with_a_nul_is_invalid_params(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcException) as raised:
+        await _run(client, "skillkit.check", {"uri": uri_of(client.root) + "/%00.py"})
+    assert raised.value.code == -32602 and "names no file" in raised.value.message

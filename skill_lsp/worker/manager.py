@@ -28,6 +28,8 @@ from skillkit_core.process_tree import keeper_command, kill_tree
 READY_TIMEOUT = 60.0
 # One answer holds every step's rendered prompt; asyncio's default 64 KiB line is too small.
 LINE_LIMIT = 256 * 1024 * 1024
+# What is kept of one line the worker writes to stderr (the log shows less).
+STDERR_LINE_LIMIT = 8192
 
 
 class WorkerError(Exception):
@@ -128,11 +130,28 @@ class WorkerManager:
         stream = process.stderr
         if stream is None:
             return
+        def forward(line: bytes) -> None:
+            text = line.decode("utf-8", "replace").rstrip()
+            if text:
+                self.output.forward(f"[worker {process.pid}] ", text)
+
+        # Read in chunks, not lines: what the author's code prints may be one line of
+        # hundreds of megabytes, which a line reader would hold whole (the output shows
+        # the start of a line only).
+        pending, cut = b"", False
         with contextlib.suppress(Exception):
-            while line := await stream.readline():
-                text = line.decode("utf-8", "replace").rstrip()
-                if text:
-                    self.output.forward(f"[worker {process.pid}] ", text)
+            while chunk := await stream.read(1 << 16):
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if not cut:
+                        forward(line)
+                    cut = False  # the end of a cut line is dropped
+                if len(pending) > STDERR_LINE_LIMIT:
+                    if not cut:
+                        forward(pending[:STDERR_LINE_LIMIT])
+                    pending, cut = b"", True
+            if pending and not cut:
+                forward(pending)
 
     async def call(self, op: str, arguments: dict[str, Any], timeout: float) -> Any:
         """Send one request and wait at most ``timeout`` seconds for its answer."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import traceback
 from typing import Any, BinaryIO
 
@@ -59,6 +60,12 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"id": ident, "ok": False, "error": detail}
 
 
+#: Threads the author's code may leave running (each analysis imports the module again,
+#: and a module that starts a thread at import adds one every time) before the worker
+#: ends after its answer, with them, and the next request starts a fresh one.
+MAX_LEFT_THREADS = 16
+
+
 def _end_descendants() -> None:
     """Kill whatever the request's author code started, and reap it."""
     from skillkit_core.process_tree import kill_descendants, reap_orphans
@@ -89,6 +96,7 @@ def main() -> None:
     from skill_lsp.worker import analysis, protocol
 
     analysis.warm_up()
+    own_threads = threading.active_count()
     _send(writer, protocol.encode({"ready": True, "pid": os.getpid()}))
     while True:
         line = _read_line(reader)
@@ -103,9 +111,14 @@ def main() -> None:
         else:
             answer = _answer(request)
             _end_descendants()
+        ending = threading.active_count() - own_threads > MAX_LEFT_THREADS
+        if ending:
+            answer["ending"] = True  # the manager starts a fresh worker for the next one
         _send(writer, protocol.encode(answer))
         if patterns is not None:
             patterns.save()  # what loading and answering compiled (nothing, mostly)
+        if ending:
+            break
     # Threads the author's code started must not keep the process alive.
     sys.stderr.flush()
     os._exit(0)

@@ -130,6 +130,7 @@ class WorkerManager:
         stream = process.stderr
         if stream is None:
             return
+
         def forward(line: bytes) -> None:
             text = line.decode("utf-8", "replace").rstrip()
             if text:
@@ -191,6 +192,8 @@ class WorkerManager:
                     continue
                 if message.get("id") != ident:
                     continue  # an answer to a request whose caller gave up
+                if message.get("ending"):  # it ends after this answer: start afresh next
+                    await self._reap()
                 if message.get("ok"):
                     return message.get("result")
                 raise WorkerRequestFailed(str(message.get("error") or "unknown worker error"))

@@ -163,3 +163,31 @@ async def test_a_module_that_hangs_leaves_no_process(
     with pytest.raises(WorkerTimeout):
         await manager.call("analyze", _request(tmp_path, text), 3)
     assert none_left(marker, 5)
+
+
+THREAD_AT_IMPORT = """import threading, time
+
+threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+"""
+
+
+def _threads_of(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/task").iterdir()))
+
+
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+async def test_threads_the_module_leaves_are_bounded_by_a_fresh_worker(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    # Each analysis imports the module again; one that starts a thread at import left
+    # one more every time (32 threads after 30 edits), each holding its module alive.
+    from skill_lsp.worker.__main__ import MAX_LEFT_THREADS
+
+    pids = set()
+    for _ in range(MAX_LEFT_THREADS + 3):
+        answer = await manager.call("analyze", _request(tmp_path, THREAD_AT_IMPORT), 30)
+        assert answer["load"] is None  # every analysis answered, the ending one too
+        if manager.running:
+            pids.add(manager.pid)
+            assert _threads_of(manager.pid) <= MAX_LEFT_THREADS + 2
+    assert len(pids) == 2  # the worker was replaced once, between two requests

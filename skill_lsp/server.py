@@ -137,8 +137,10 @@ def main() -> None:
     sys.setswitchinterval(0.001)
     server = create_server()
     gc.freeze()
+    from skill_lsp.framing import ResyncingReader
+
     try:
-        server.start_io()
+        server.start_io(stdin=ResyncingReader(sys.stdin.buffer))  # type: ignore[arg-type]
     finally:
         if patterns is not None:
             patterns.save()

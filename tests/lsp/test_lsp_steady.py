@@ -235,3 +235,27 @@ def _until(condition: Any, within: float, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "bad_frame",
+    [
+        b"Content-Length: abc\r\n\r\n{}",
+        b'content-length: 39\r\n\r\n{"jsonrpc":"2.0","id":900,"method":"x"}',
+        b'Content-Length: 39\n\n{"jsonrpc":"2.0","id":900,"method":"x"}',
+        b'Content-Length: 38\r\n\r\n{"jsonrpc":"2.0","id":900,"method":"x"}',
+    ],
+    ids=["not-a-number", "lowercase", "bare-newlines", "one-byte-short"],
+)
+def test_a_malformed_frame_costs_that_frame_only(tmp_path: Path, bad_frame: bytes) -> None:
+    # pygls took a header only as exactly "Content-Length: N\r\n": after one bad frame,
+    # each body ran into the next header line and the server never answered again.
+    raw = RawLsp(tmp_path, tmp_path / "stderr.txt")
+    try:
+        assert raw.process.stdin is not None
+        raw.process.stdin.write(bad_frame)
+        raw.process.stdin.flush()
+        for _ in range(3):
+            assert "result" in raw.request("workspace/symbol", {"query": ""}, timeout=20)
+    finally:
+        raw.close()

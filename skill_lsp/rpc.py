@@ -27,6 +27,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcRequ
 
 _log = logging.getLogger(__name__)
 INVALID_PARAMS = -32602
+INVALID_REQUEST = -32600
 # How much of a refused message's problem is told (the rest is the client's own input).
 _DETAIL_LIMIT = 500
 
@@ -145,8 +146,16 @@ class SteadyRpc:
         return RefusedMessage(method, problem)
 
     def handle_message(self, message: Any) -> Any:
-        """Refused messages were answered when they were read; the rest go to pygls."""
+        """Refused messages were answered when they were read; a request after
+        ``shutdown`` gets InvalidRequest (LSP), where pygls drops it and its client waits
+        for good; the rest go to pygls."""
         if isinstance(message, RefusedMessage):
+            return None
+        if getattr(self, "_shutdown", False) and _is_request(message):
+            error = types.ResponseError(
+                code=INVALID_REQUEST, message="the server is shutting down: only exit is taken"
+            )
+            self._send_response(message.id, error=error)  # type: ignore[attr-defined]
             return None
         return super().handle_message(message)  # type: ignore[misc]
 
@@ -168,6 +177,11 @@ class _Futures(dict):  # type: ignore[type-arg]
 
     def items(self) -> Any:
         return list(super().items())
+
+
+def _is_request(message: Any) -> bool:
+    method = getattr(message, "method", None)
+    return isinstance(method, str) and method != types.EXIT and hasattr(message, "id")
 
 
 def _document_uri(params: Any) -> str | None:

@@ -144,3 +144,5 @@ def main() -> None:
     finally:
         if patterns is not None:
             patterns.save()
+    if getattr(server, "exit_code", 0):
+        sys.exit(server.exit_code)

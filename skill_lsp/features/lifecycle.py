@@ -61,6 +61,12 @@ def register(server: Any) -> None:
         await ls.semantic.shutdown()
         ls.documents.shutdown()
 
+    @server.feature(types.EXIT)
+    def exit_(ls: Any, params: Any) -> None:
+        # LSP: exit code 1 when no shutdown came first (pygls's own sys.exit(1) is
+        # swallowed by its start_io); the process's main exits with it.
+        ls.exit_code = 0 if ls.protocol._shutdown else 1
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: Any, params: types.DidChangeWorkspaceFoldersParams) -> None:
         removed = {to_fs_path(f.uri) for f in params.event.removed}

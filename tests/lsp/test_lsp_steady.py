@@ -259,3 +259,21 @@ def test_a_malformed_frame_costs_that_frame_only(tmp_path: Path, bad_frame: byte
             assert "result" in raw.request("workspace/symbol", {"query": ""}, timeout=20)
     finally:
         raw.close()
+
+
+def test_a_request_after_shutdown_is_refused_and_exit_codes_follow_the_spec(
+    tmp_path: Path,
+) -> None:
+    # pygls dropped a request after shutdown (its client waited for good), and swallowed
+    # the exit code 1 that an exit without shutdown must give.
+    raw = RawLsp(tmp_path, tmp_path / "stderr.txt")
+    assert raw.request("shutdown", None)["result"] is None
+    answer = raw.request("workspace/symbol", {"query": ""}, timeout=10)
+    assert answer["error"]["code"] == -32600
+    raw.notify("exit", None)
+    assert raw.process.wait(10) == 0
+    raw.close()
+    abrupt = RawLsp(tmp_path, tmp_path / "stderr-2.txt")
+    abrupt.notify("exit", None)
+    assert abrupt.process.wait(10) == 1
+    abrupt.close()

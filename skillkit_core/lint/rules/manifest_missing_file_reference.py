@@ -61,7 +61,8 @@ def _exists(folder: SkillFolder, path: str) -> bool:
         return True  # outside the folder: not this rule's business
     if _GLOB.search(relative):
         return folder.matches(relative)
-    return folder.has_path(relative)
+    # A file there that cannot be read (a FIFO, a link loop) is reported as unreadable.
+    return folder.has_path(relative) or relative in folder.unreadable
 
 
 def _fence_language(info: str) -> str:

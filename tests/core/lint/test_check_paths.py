@@ -181,7 +181,10 @@ def test_a_symbolic_link_loop_argument_is_unreadable(tmp_path: Path) -> None:
 def test_links_to_special_files_loops_and_dangling_links_each_say_what_they_are(
     tmp_path: Path,
 ) -> None:
-    body = "See [a](references/pipe.md), [b](references/loop.md), [c](references/gone.md)."
+    body = (
+        "See [a](references/pipe.md), [b](references/loop.md), [c](references/gone.md).\n\n"
+        "Read `references/pipe.md` first.\n"
+    )
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=body)})
     references = root / "references"
     references.mkdir()

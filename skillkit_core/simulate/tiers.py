@@ -138,6 +138,8 @@ def tier_view(folder: str | Path, text: str | None = None) -> TierView:
     if not root.is_dir():
         raise SimulationError(f"{root} is not a folder")
     manifest = find_skill_md(root)
+    if manifest is None and text is not None:
+        manifest = root / "SKILL.md"  # an editor's buffer not saved yet
     if manifest is None:
         raise SimulationError(f"{root} has no SKILL.md, so it is not a skill folder")
     parsed = read_skill_md(root) if text is None else parse_skill_md(text, str(manifest))

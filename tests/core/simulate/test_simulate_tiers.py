@@ -1,5 +1,7 @@
 """What a host loads of a SKILL.md folder at each disclosure tier."""
 
+from pathlib import Path
+
 import pytest
 
 from skillkit_core.manifest.spec import estimate_tokens
@@ -141,3 +143,16 @@ def test_tier_markdown_and_json_show_the_listing_shares(skill_folder) -> None:
         "limit": 1024,
         "percent": codex.percent,
     }
+
+
+def test_an_editors_buffer_not_saved_yet_is_previewed(tmp_path: Path) -> None:
+    # The folder has no SKILL.md on disk yet: the preview of the buffer was refused.
+    text = "---\nname: fresh\ndescription: New. Use when starting.\n---\n# Fresh\n"
+    view = tier_view(tmp_path, text=text)
+    assert (view.name, view.description, view.problems) == (
+        "fresh",
+        "New. Use when starting.",
+        [],
+    )
+    with pytest.raises(SimulationError, match="has no SKILL.md"):
+        tier_view(tmp_path)

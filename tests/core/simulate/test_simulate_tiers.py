@@ -154,5 +154,5 @@ def test_an_editors_buffer_not_saved_yet_is_previewed(tmp_path: Path) -> None:
         "New. Use when starting.",
         [],
     )
-    with pytest.raises(SimulationError, match="has no SKILL.md"):
+    with pytest.raises(SimulationError, match=r"has no SKILL\.md"):
         tier_view(tmp_path)

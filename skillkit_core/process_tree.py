@@ -290,6 +290,8 @@ def keep(command: Sequence[str]) -> int:
     all it started: nobody is left to read it, or to stop it."""
     parent = os.getppid()
     become_subreaper()
+    # An ignored SIGCHLD (a disposition exec keeps) would reap the child unseen.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
         child = subprocess.Popen(list(command))
     except OSError as error:

@@ -115,3 +115,18 @@ def test_a_keeper_whose_parent_dies_kills_its_command_and_all_it_started() -> No
     finally:
         parent.kill()
         parent.wait(5)
+
+
+def test_a_keeper_started_with_sigchld_ignored_still_sees_its_command_end() -> None:
+    # An ignored SIGCHLD survives exec: the child would be reaped unseen (no status,
+    # and a wait for a signal that never comes).
+    import signal
+
+    command = process_tree.keeper_command([sys.executable, "-c", "import sys; sys.exit(5)"])
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        timeout=30,
+        preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN),
+    )
+    assert (done.returncode, done.stderr) == (5, b"")

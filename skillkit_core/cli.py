@@ -259,12 +259,12 @@ _Subagent = Annotated[bool, typer.Option("--subagent", help="The caller is a sub
 _MdJson = Annotated[str, typer.Option("--format", help="md or json.")]
 
 
-def _emit(make_output: Any, *, command: str, entry: str | None, limited: bool = True) -> None:
+def _emit(make_output: Any, *, command: str, entry: str | None, whole: bool = True) -> None:
     """Run one of the simulate package's commands and print what it returns. The skill's
     code runs in it (its module, prompt functions, actions), in a kept child with the
-    check's time limit unless ``limited`` is false (:mod:`skillkit_core.simulate.
-    contained`): what that code prints goes to stderr, never into the output (a JSON
-    preview, an image)."""
+    check's time limit, on the whole command or (``whole`` false) on loading the module
+    (:mod:`skillkit_core.simulate.contained`): what that code prints goes to stderr, never
+    into the output (a JSON preview, an image)."""
     from skillkit_core.errors import SkillkitError
     from skillkit_core.lint.load_worker import timeout_from_environment
     from skillkit_core.simulate.contained import run_contained
@@ -276,7 +276,8 @@ def _emit(make_output: Any, *, command: str, entry: str | None, limited: bool = 
             make_output,
             command=command,
             entry=entry,
-            timeout=timeout_from_environment() if limited else None,
+            timeout=timeout_from_environment(),
+            whole=whole,
         )
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
@@ -382,7 +383,7 @@ def simulate(
         ),
         command="simulate",
         entry=entry,
-        limited=not run_actions,  # actions run for real may take their time
+        whole=False,  # exploring paths, or actions run for real, may take their time
     )
 
 

@@ -167,12 +167,14 @@ def _load(entry: str, *, lenient: bool) -> Any:
     """The definition ENTRY names; a lenient load keeps a half-written skill's problems
     on the definition instead of failing, so preview and graph can show what there is."""
     from skillkit_core.loader import load_entry
+    from skillkit_core.simulate.contained import loading
 
     if not lenient:
-        return load_entry(entry)
+        with loading():
+            return load_entry(entry)
     from skillkit_core.builder.skill import lenient_builds
 
-    with lenient_builds():
+    with lenient_builds(), loading():
         return load_entry(entry)
 
 

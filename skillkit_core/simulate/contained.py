@@ -11,9 +11,11 @@ a new interpreter, since their output is made by a function already loaded here:
 - the command runs in a forked child under a keeper (:func:`~skillkit_core.process_tree.
   fork_kept`), in a session of its own, so nothing it starts survives it, and a
   terminal's Ctrl-C reaches this process, which then stops the whole tree;
-- it gets the check's time limit (``SKILLKIT_CHECK_TIMEOUT`` seconds, default 10),
-  except a simulation that runs actions for real; at the limit the child dumps its
-  stack and the error names the line of the skill it was running;
+- it gets the check's time limit (``SKILLKIT_CHECK_TIMEOUT`` seconds, default 10): the
+  whole command for ``preview`` and ``graph``, the loading of the skill's module for
+  ``simulate`` (whose exploration of paths, and actions run for real, may take longer);
+  at the limit the child dumps its stack and the error names the line of the skill it
+  was running;
 - its stdin is the null device, and its answer comes back as one JSON document through
   a pipe: what the code prints cannot reach the output;
 - a child that ends without an answer is an error that says how it ended.
@@ -29,7 +31,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from skillkit_core.errors import SkillkitError
@@ -47,11 +49,14 @@ def run_contained(
     command: str,
     entry: str | None,
     timeout: float | None,
+    whole: bool = True,
 ) -> CommandOutput:
     """``make_output()`` run in a kept child (see the module's documentation); its
     ``SkillkitError`` is raised here. ``command`` names the command in messages and is
     the code of the errors this adds; ``entry`` is the skill's ``file.py[:attr]`` (the
-    file a hang is looked for in); ``timeout`` is in seconds (``None``: no limit)."""
+    file a hang is looked for in); ``timeout`` is in seconds (``None``: no limit), for the
+    whole of ``make_output`` or, with ``whole`` false, for what runs under
+    :func:`loading` only."""
     if not _can_fork():
         return make_output()
     import tempfile
@@ -61,7 +66,8 @@ def run_contained(
     read_end, write_end = os.pipe()
     with tempfile.TemporaryFile() as dump:
         try:
-            keeper = fork_kept(lambda: _child(make_output, read_end, write_end, dump, timeout))
+            limit = (timeout, whole)
+            keeper = fork_kept(lambda: _child(make_output, read_end, write_end, dump, limit))
         except OSError as error:  # no processes left to fork
             os.close(read_end)
             os.close(write_end)
@@ -69,7 +75,8 @@ def run_contained(
         os.close(write_end)
         status: int | None = None
         try:
-            answer = _read_answer(read_end, None if timeout is None else timeout + _GRACE)
+            bound = timeout + _GRACE if timeout is not None and whole else None
+            answer = _read_answer(read_end, bound)
             if answer is None:  # past the limit and the grace: stop it here
                 kill_tree(keeper)
             status = os.waitstatus_to_exitcode(os.waitpid(keeper, 0)[1])
@@ -79,7 +86,8 @@ def run_contained(
                 kill_tree(keeper)
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(keeper, 0)
-        return _output_of(answer, status, _text_of(dump), command, entry, timeout)
+        what = f"skillkit {command}" if whole else "loading the skill's module"
+        return _output_of(answer, status, _text_of(dump), command, entry, (what, timeout))
 
 
 def _can_fork() -> bool:
@@ -96,21 +104,23 @@ def _child(
     read_end: int,
     write_end: int,
     dump: IO[bytes],
-    timeout: float | None,
+    limit: tuple[float | None, bool],
 ) -> None:
     """Make the output under the limit and send it, or the error, as JSON."""
-    import faulthandler
     import sys
 
+    global _loading_limit
     os.close(read_end)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - the child's to its end
-    if timeout:
-        faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
+    timeout, whole = limit
+    if not whole:
+        _loading_limit = (timeout, dump)
     try:
-        answer = _answer_json(make_output())
+        with _limited(timeout if whole else None, dump):
+            answer = _answer_json(make_output())
     except SkillkitError as error:
         answer = {"error": {"code": error.code, "message": error.message}}
     except Exception as error:  # a defect: its traceback on stderr, as in process
@@ -118,10 +128,34 @@ def _child(
 
         traceback.print_exc()
         answer = {"error": {"code": _CRASHED, "message": f"{type(error).__name__}: {error}"}}
-    if timeout:
-        faulthandler.cancel_dump_traceback_later()
     with os.fdopen(write_end, "wb") as channel:
         channel.write(json.dumps(answer).encode("utf-8"))
+
+
+# Set in a child whose limit covers the loading only: (seconds, where the stack goes).
+_loading_limit: tuple[float | None, IO[bytes]] | None = None
+
+
+def loading() -> contextlib.AbstractContextManager[None]:
+    """The time limit of loading the skill's module, in a child whose limit covers the
+    loading only (see :func:`run_contained`); no limit anywhere else."""
+    if _loading_limit is None:
+        return contextlib.nullcontext()
+    return _limited(*_loading_limit)
+
+
+@contextlib.contextmanager
+def _limited(timeout: float | None, dump: IO[bytes]) -> Iterator[None]:
+    """At ``timeout`` seconds, dump every thread's stack to ``dump`` and exit."""
+    import faulthandler
+
+    if timeout:
+        faulthandler.dump_traceback_later(timeout, exit=True, file=dump)
+    try:
+        yield
+    finally:
+        if timeout:
+            faulthandler.cancel_dump_traceback_later()
 
 
 def _answer_json(output: CommandOutput) -> dict[str, Any]:
@@ -164,8 +198,10 @@ def _output_of(
     dump: str,
     command: str,
     entry: str | None,
-    timeout: float | None,
+    limit: tuple[str, float | None],
 ) -> CommandOutput:
+    """What the child answered, or the error that says how it ended. ``limit``: what the
+    time limit covered, and its seconds."""
     if answer and "error" in answer:
         error = answer["error"]
         raise SkillkitError(str(error["message"]), code=str(error["code"]))
@@ -175,7 +211,7 @@ def _output_of(
             return CommandOutput(base64.b64decode(content["bytes"]), int(answer["exit_code"]))
         return CommandOutput(str(content["text"]), int(answer["exit_code"]))
     if answer is None or "Timeout (" in dump:
-        raise _timed_out(command, entry, timeout, dump)
+        raise _timed_out(command, entry, limit, dump)
     raise SkillkitError(
         f"skillkit {command} ended without a result: the skill's code ended its process "
         f"({_how(status)})",
@@ -192,12 +228,15 @@ def _how(status: int) -> str:
     return f"exit status {status}"
 
 
-def _timed_out(command: str, entry: str | None, timeout: float | None, dump: str) -> SkillkitError:
+def _timed_out(
+    command: str, entry: str | None, limit: tuple[str, float | None], dump: str
+) -> SkillkitError:
     from skillkit_core.lint.load_worker import TIMEOUT_VARIABLE, _stuck_line
     from skillkit_core.loader import split_entry
 
+    what, timeout = limit
     message = (
-        f"skillkit {command} did not finish within {timeout or 0:g} s: the skill's code hangs "
+        f"{what} did not finish within {timeout or 0:g} s: the skill's code hangs "
         f"(set {TIMEOUT_VARIABLE} to allow longer)"
     )
     if entry is not None:

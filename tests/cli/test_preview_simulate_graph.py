@@ -389,8 +389,10 @@ def test_a_module_that_hangs_is_stopped_at_the_limit_naming_its_line(
     source.write_text(HANGS)
     done = skillkit(command, str(source), env=_limited_env())
     assert done.returncode == 2 and done.stdout == b""
+    # simulate's limit covers loading the module only: exploring paths may take longer.
+    what = "loading the skill's module" if command == "simulate" else f"skillkit {command}"
     assert done.stderr.decode().splitlines()[-1] == (
-        f"error[{command}]: skillkit {command} did not finish within 1 s: the skill's code hangs "
+        f"error[{command}]: {what} did not finish within 1 s: the skill's code hangs "
         f"(set SKILLKIT_CHECK_TIMEOUT to allow longer); it was running {source}, line 4"
     )
 
@@ -482,3 +484,38 @@ def test_actions_run_for_real_have_no_time_limit(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert '"slept": 1.5' in text_of(done)
+
+
+SLOW_PROMPT = """\
+import time
+
+from pydantic import BaseModel
+
+from skillkit_core import skill, terminal
+
+
+class Done(BaseModel):
+    ok: bool
+
+
+def _prompt(ctx) -> str:
+    time.sleep(1.5)
+    return "Go."
+
+
+slow = (
+    skill(name="slow", entry="go")
+    .step("go", prompt=_prompt, response=Done, next=terminal)
+    .build()
+)
+"""
+
+
+def test_simulate_limits_the_loading_only(tmp_path: Path) -> None:
+    # Exploring many paths is skillkit's own work and may take long: past the limit, a
+    # simulation was stopped and its skill said to hang.
+    source = tmp_path / "slow.py"
+    source.write_text(SLOW_PROMPT)
+    done = skillkit("simulate", str(source), "--format", "json", env=_limited_env())
+    assert done.returncode == 0, done.stderr
+    assert '"status": "done"' in text_of(done)

@@ -280,15 +280,20 @@ def keeper_command(command: Sequence[str]) -> list[str]:
     ``command`` itself where a keeper cannot adopt orphans."""
     if not sys.platform.startswith("linux"):
         return list(command)
-    return [sys.executable, "-I", "-S", os.path.abspath(__file__), "--", *command]
+    # This process is the parent the keeper watches: it may die before the keeper starts.
+    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+    return [*keeper, "--parent", str(os.getpid()), "--", *command]
 
 
-def keep(command: Sequence[str]) -> int:
+def keep(command: Sequence[str], parent: int | None = None) -> int:
     """Run ``command`` as a subreaper's child; when it exits, kill what it left behind,
     then exit as it did (its status, or the signal that ended it). When the keeper's own
-    parent dies first (killed, or gone without stopping it), the command is killed with
-    all it started: nobody is left to read it, or to stop it."""
-    parent = os.getppid()
+    parent (``parent``, by default the one it has) dies first (killed, or gone without
+    stopping it), the command is killed with all it started: nobody is left to read it,
+    or to stop it; a parent gone before the keeper started runs nothing."""
+    parent = parent or os.getppid()
+    if os.getppid() != parent:
+        return 1
     become_subreaper()
     # An ignored SIGCHLD (a disposition exec keeps) would reap the child unseen.
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -309,7 +314,7 @@ def keep(command: Sequence[str]) -> int:
 
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, stop)
-    status = _wait_while_parent_lives(child, parent)
+    status = child.returncode = _wait_while_parent_lives(child.pid, parent)
     kill_descendants()
     reap_orphans()
     if status < 0:
@@ -320,22 +325,24 @@ def keep(command: Sequence[str]) -> int:
     return status
 
 
-def _wait_while_parent_lives(child: subprocess.Popen[bytes], parent: int) -> int:
-    """``child``'s exit status; it is killed first if ``parent`` dies while it runs.
+def _wait_while_parent_lives(child: int, parent: int) -> int:
+    """``child``'s exit code (minus the signal that ended it); it is killed first if
+    ``parent`` dies while it runs.
 
     SIGCHLD is blocked and waited for, with a timeout to look at the parent: a child that
     ends is seen at once, and a parent that died within :data:`_PARENT_CHECK` seconds (a
     keeper is re-parented to init or a subreaper then). Blocked only here, after the
     child started, which must not inherit the mask."""
+    if not hasattr(signal, "sigtimedwait"):  # macOS: no parent check
+        return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     while True:
-        pid, raw = os.waitpid(child.pid, os.WNOHANG)
+        pid, raw = os.waitpid(child, os.WNOHANG)
         if pid:
-            child.returncode = os.waitstatus_to_exitcode(raw)
-            return child.returncode
+            return os.waitstatus_to_exitcode(raw)
         if os.getppid() != parent:
-            kill_tree(child.pid)
-            return child.wait()
+            kill_tree(child)
+            return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
         signal.sigtimedwait({signal.SIGCHLD}, _PARENT_CHECK)
 
 
@@ -350,11 +357,14 @@ def fork_kept(work: Callable[[], None]) -> int:
     exception escaping ``work`` is printed to stderr and the child exits with status 70.
     Stop the whole of it with :func:`kill_tree` on the returned pid. POSIX only.
     """
+    caller = os.getpid()
     keeper = os.fork()
     if keeper:
         return keeper
     status = 70
     try:
+        if os.getppid() != caller:  # the caller died at once: nobody waits for the work
+            os._exit(1)
         os.setsid()
         become_subreaper()
         child = os.fork()
@@ -367,10 +377,10 @@ def fork_kept(work: Callable[[], None]) -> int:
 
         for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(number, stop)
-        _, wait_status = os.waitpid(child, 0)
+        # The caller killed (SIGTERM, a closed terminal) takes the work with it.
+        code = _wait_while_parent_lives(child, caller)
         kill_descendants()
         reap_orphans()
-        code = os.waitstatus_to_exitcode(wait_status)
         status = code if code >= 0 else 128 - code
     finally:
         os._exit(status)
@@ -396,12 +406,18 @@ def _run_child(work: Callable[[], None]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python process_tree.py -- command...``: :func:`keep` the command."""
     args = list(sys.argv[1:] if argv is None else argv)
+    parent = None
+    if args[:1] == ["--parent"] and len(args) > 1 and args[1].isdigit():
+        parent, args = int(args[1]), args[2:]
     if args[:1] == ["--"]:
         args = args[1:]
     if not args:
-        print("usage: python process_tree.py -- command [arguments...]", file=sys.stderr)
+        print(
+            "usage: python process_tree.py [--parent PID] -- command [arguments...]",
+            file=sys.stderr,
+        )
         return 2
-    return keep(args)
+    return keep(args, parent)
 
 
 if __name__ == "__main__":

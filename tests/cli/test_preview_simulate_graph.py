@@ -519,3 +519,32 @@ def test_simulate_limits_the_loading_only(tmp_path: Path) -> None:
     done = skillkit("simulate", str(source), "--format", "json", env=_limited_env())
     assert done.returncode == 0, done.stderr
     assert '"status": "done"' in text_of(done)
+
+
+def test_a_terminated_command_takes_its_child_with_it(tmp_path: Path) -> None:
+    # SIGTERM (a CI job's timeout) or SIGHUP (a closed terminal) ended the command but not
+    # its kept child, which went on running the skill's actions for real.
+    import signal
+    import time
+
+    source = tmp_path / "slow.py"
+    source.write_text(SLOW_ACTION.replace("time.sleep(1.5)", "time.sleep(600)"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillkit_core.cli", "simulate", str(source), "--run-actions"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not [p for p in os.listdir("/proc") if p.isdigit() and _forked_from(p, process.pid)]:
+        assert time.monotonic() < deadline, "the command never forked its child"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while [
+        p
+        for p in os.listdir("/proc")
+        if p.isdigit() and _cmdline(p).endswith(f"{source}\0--run-actions\0")
+    ]:
+        assert time.monotonic() < deadline, "the child outlived the command"
+        time.sleep(0.05)

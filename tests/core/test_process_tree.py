@@ -104,8 +104,13 @@ def test_a_keeper_whose_parent_dies_kills_its_command_and_all_it_started() -> No
     # The language server killed (or gone with `exit` and no `shutdown`) while its worker
     # was inside a module that loops: the worker burnt a core with nobody to read it.
     marker = new_marker()
-    keeper = process_tree.keeper_command(spawner(marker, "import time; time.sleep(300)"))
-    code = f"import subprocess, sys, time\nsubprocess.Popen({keeper!r})\ntime.sleep(300)\n"
+    kept = spawner(marker, "import time; time.sleep(300)")
+    code = (
+        "import subprocess, time\n"
+        "from skillkit_core import process_tree\n"
+        f"subprocess.Popen(process_tree.keeper_command({kept!r}))\n"
+        "time.sleep(300)\n"
+    )
     parent = subprocess.Popen([sys.executable, "-c", code])
     try:
         assert len(started_sleepers(marker, within=30)) == 2
@@ -130,3 +135,15 @@ def test_a_keeper_started_with_sigchld_ignored_still_sees_its_command_end() -> N
         preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN),
     )
     assert (done.returncode, done.stderr) == (5, b"")
+
+
+def test_a_keeper_whose_parent_died_before_it_started_runs_nothing() -> None:
+    marker = new_marker()
+    code = (
+        "import os, subprocess\n"
+        "from skillkit_core import process_tree\n"
+        f"subprocess.Popen(process_tree.keeper_command({spawner(marker, 'pass')!r}))\n"
+        "os._exit(0)\n"  # gone before the keeper's interpreter is up
+    )
+    subprocess.run([sys.executable, "-c", code], timeout=30, check=True)
+    assert not started_sleepers(marker, count=1, within=3.0)

@@ -10,6 +10,7 @@ from skillkit_core.lint.diagnostic import UNREADABLE as UNREADABLE
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
+from skillkit_core.manifest.listing import SPECIAL_FILE
 from skillkit_core.manifest.markdown import NO_SUPPRESSIONS, Suppressions, find_suppressions
 from skillkit_core.named_tuple import NamedTuple
 
@@ -124,10 +125,12 @@ def _run(rule: Rule, folder: SkillFolder) -> list[LintDiagnostic]:
 
 
 def _unreadable(folder: SkillFolder) -> list[LintDiagnostic]:
+    # A FIFO or socket (a dev server's) is no part of the skill, which a build leaves out:
+    # worth a warning; a file that cannot be read is an error.
     return [
         LintDiagnostic(
             UNREADABLE,
-            "error",
+            "warning" if reason.startswith(SPECIAL_FILE) else "error",
             f"cannot read {path}: {reason}; it was not checked",
             file=path,
         )

@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
@@ -59,13 +58,7 @@ class SourceFiles:
             return None
         key = file_key(file)
         if key not in self._texts:
-            try:
-                path = Path(file)
-                if path.stat().st_size > _MAX_SOURCE_BYTES:
-                    raise OSError("too large")
-                self._texts[key] = path.read_text(encoding="utf-8").removeprefix("\ufeff")
-            except (OSError, UnicodeDecodeError):
-                self._texts[key] = None
+            self._texts[key] = _read_source(file)
         return self._texts[key]
 
     def index(self, file: str | None) -> SourceIndex | None:
@@ -272,3 +265,19 @@ def string_constants(node: ast.AST) -> set[str]:
     return {
         n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
+
+
+def _read_source(file: str) -> str | None:
+    """The text of ``file`` with universal newlines, as ``open`` reads it; ``None`` when
+    it is too large, not UTF-8, or no regular file (a finding may name a FIFO under
+    references/, which ``open`` would wait on for good)."""
+    from skillkit_core.regular_file import read_regular_file
+
+    try:
+        data = read_regular_file(file, _MAX_SOURCE_BYTES + 1)
+        if data is None or len(data) > _MAX_SOURCE_BYTES:
+            return None
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")

@@ -103,12 +103,17 @@ def list_folder(root: str) -> Listing:
                 if entry.is_symlink() and not walk.within(entry.path):
                     walk.outside.add(relative)
             else:  # a FIFO would block whoever reads it; none can be packaged
-                walk.unreadable[relative] = f"not a regular file ({_special_kind(info.st_mode)})"
+                walk.unreadable[relative] = f"{SPECIAL_FILE} ({_special_kind(info.st_mode)})"
     found.sort(key=lambda file: file.relative)
     complete = len(found) < MAX_FILES
     return Listing(
         found[:MAX_FILES], walk.folders, walk.outside, walk.unreadable, complete, walk.links
     )
+
+
+SPECIAL_FILE = "not a regular file"
+"""How :func:`list_folder` begins the reason for an entry that is no file, folder or link
+to one (a FIFO, a socket, a device)."""
 
 
 def _special_kind(mode: int) -> str:

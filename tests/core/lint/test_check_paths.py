@@ -193,7 +193,10 @@ def test_links_to_special_files_loops_and_dangling_links_each_say_what_they_are(
     (references / "gone.md").symlink_to("nowhere.md")
     run = check_paths([str(root)])
     found = sorted((d.rule, d.file, d.message) for d in run.diagnostics)
+    severities = {d.file: d.severity for d in run.diagnostics if d.rule == UNREADABLE}
     pipe, loop = references / "pipe.md", references / "loop.md"
+    # A FIFO is no part of the skill (a build leaves it out); a file unread is an error.
+    assert severities == {str(pipe): "warning", str(loop): "error"}
     assert found == [
         (
             "broken-link",
@@ -273,13 +276,17 @@ def test_python_files_that_are_no_regular_files_are_passed_over_on_a_walk(
 
     os.mkfifo(tmp_path / "pipe.py")
     (tmp_path / "zero.py").symlink_to("/dev/zero")
+    # The same for the reader of the files findings point at (a build's validation hung
+    # on a FIFO under references/, which a finding named).
     code = (
         "import sys\n"
         "from skillkit_core.lint.check_workflow import defines_skills\n"
+        "from skillkit_core.lint.python_source import SourceFiles\n"
         "print([defines_skills(path) for path in sys.argv[1:]])\n"
+        "print([SourceFiles().text(path) for path in sys.argv[1:]])\n"
     )
     paths = [str(tmp_path / "pipe.py"), str(tmp_path / "zero.py")]
     done = subprocess.run(
         [sys.executable, "-c", code, *paths], capture_output=True, text=True, timeout=60
     )
-    assert done.stdout == "[False, False]\n", done.stderr
+    assert done.stdout == "[False, False]\n[None, None]\n", done.stderr

@@ -1,4 +1,4 @@
-"""The server's stdin, read so that one malformed frame header costs one message only.
+"""The server's stdin, read so that a malformed frame header does not cost every later one.
 
 pygls reads a header line as a frame's length only when it is exactly ``Content-Length:
 N\\r\\n``. After anything else (``Content-Length: abc``, a lowercase name, headers ending
@@ -6,7 +6,9 @@ in a bare ``\\n``, a length one byte off), the body that follows is not consumed
 so it runs into the next frame's header line, which then never matches again: every later
 request went unanswered while the server lived on. Here a header line is recognised
 wherever the length header ends it, in any case and with either line end, and handed to
-pygls in the form it expects: the stream finds its frames again at the next message.
+pygls in the form it expects: the stream finds its frames again at the next message. The
+malformed frame itself is lost, and with a length too long also the message after it,
+whose header the body read took the start of.
 """
 
 from __future__ import annotations

@@ -86,11 +86,24 @@ class Schema:
         is not plain JSON (Python objects a test passes) is validated as Python.
         """
         extra = "forbid" if from_agent and not self._sets_extra_policy() else None
-        if from_agent:
-            text = _as_json(data)
-            if text is not None:
-                return self.adapter.validate_json(text, strict=True, extra=extra)
-        return self.adapter.validate_python(data, extra=extra)
+        text = _as_json(data) if from_agent else None
+        if text is None:
+            return self.adapter.validate_python(data, extra=extra)
+        from pydantic import ValidationError
+
+        try:
+            return self.adapter.validate_json(text, strict=True, extra=extra)
+        except ValidationError:
+            # JSON Schema counts 3.0 as an integer (JavaScript cannot tell them apart):
+            # only then are whole numbers read as integers, so 1.0 stays a float elsewhere.
+            whole = _as_json(_whole_numbers(data))
+            if whole is None or whole == text:
+                raise
+            try:
+                return self.adapter.validate_json(whole, strict=True, extra=extra)
+            except ValidationError:
+                pass
+            raise  # the error of what the agent wrote
 
     def _sets_extra_policy(self) -> bool:
         config = getattr(self.source, "model_config", None)
@@ -157,18 +170,17 @@ def format_validation_error(error: Any) -> str:
 
 
 def _as_json(data: Any) -> str | None:
-    """``data`` as JSON text, ``None`` when it holds more than JSON values. A number with
-    a zero fraction is written as an integer: JSON Schema counts ``3.0`` as an integer
-    (and JavaScript cannot tell them apart), where strict mode would refuse it."""
+    """``data`` as JSON text, ``None`` when it holds more than JSON values."""
     import json
 
     try:
-        return json.dumps(_whole_numbers(data), allow_nan=True)
+        return json.dumps(data, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         return None
 
 
 def _whole_numbers(data: Any) -> Any:
+    """``data`` with each number with a zero fraction as an integer."""
     if isinstance(data, float):
         return int(data) if data.is_integer() else data
     if isinstance(data, dict):

@@ -63,6 +63,15 @@ def example_value(schema: Schema | Any, *, seed: int = 0, use_defaults: bool = F
         except Exception as error:  # polyfactory and validators raise many kinds
             last_error = f"{type(error).__name__}: {error}"
             continue
+        try:  # as an agent's answer is read
+            wrapped.validate(data, from_agent=True)
+        except Exception as error:
+            last_error = (
+                "its JSON form is not read back as an answer (a serializer that writes "
+                "another form than the schema reads?; give the step its answer with "
+                f"--responses): {type(error).__name__}: {error}"
+            )
+            continue
         return data
     raise ExampleError(
         f"could not generate a valid example of {wrapped.name}: {last_error.splitlines()[0]}"

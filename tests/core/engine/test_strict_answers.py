@@ -10,6 +10,7 @@ tuple, an enum's value) are accepted as before.
 
 import datetime
 import enum
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -92,3 +93,17 @@ async def test_json_forms_of_richer_types_are_taken() -> None:
 def test_params_are_taken_strictly_too() -> None:
     with pytest.raises(ParamsError, match="retries: Input should be a valid integer"):
         WorkflowEngine(_skill(Gate), Handshake(host="generic"), {"retries": "2"})
+
+
+class Loose(BaseModel):
+    value: Any
+    ratio: int | float
+
+
+async def test_a_whole_number_stays_a_float_where_the_schema_takes_one() -> None:
+    # 3.0 is read as an integer only when the answer does not fit otherwise.
+    engine = await _started(Loose)
+    wire = (await engine.advance("gate", {"value": 1.0, "ratio": 3.0})).to_wire()
+    response = wire["completed"]["response"]
+    assert response == {"value": 1.0, "ratio": 3.0}
+    assert isinstance(response["value"], float) and isinstance(response["ratio"], float)

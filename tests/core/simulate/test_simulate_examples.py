@@ -247,3 +247,22 @@ def test_generated_values_always_validate_against_their_schema(source, seed) -> 
     assert example_value(schema, seed=seed) == data
     for example in variants(schema, seed=seed, base=data):
         schema.validate(example.data)
+
+
+class WrittenAsSeconds(BaseModel):
+    model_config = {"ser_json_timedelta": "float"}
+    delay: datetime.timedelta
+
+
+def test_an_example_whose_json_is_not_read_back_says_so() -> None:
+    # The model writes its duration as seconds and reads ISO 8601 only: a simulation
+    # sent its own generated answer and called the run failed.
+    with pytest.raises(ExampleError, match="not read back as an answer") as raised:
+        example_value(WrittenAsSeconds)
+    assert "--responses" in raised.value.message
+
+
+def test_every_example_is_read_back_as_an_answer_would_be() -> None:
+    for schema in (datetime.datetime, datetime.date, uuid.UUID, tuple[int, str], float):
+        data = example_value(schema)
+        Schema(schema).validate(data, from_agent=True)

@@ -446,19 +446,10 @@ def _cmdline(pid: str) -> str:
 
 def test_ctrl_c_stops_the_command_and_its_child_quietly(tmp_path) -> None:
     import signal
-    import time
 
     source = tmp_path / "hangs.py"
     source.write_text(HANGS)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "skillkit_core.cli", "preview", str(source)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 60
-    while not [p for p in os.listdir("/proc") if p.isdigit() and _forked_from(p, process.pid)]:
-        assert time.monotonic() < deadline, "the command never forked its child"
-        time.sleep(0.05)
+    process = _forked("preview", str(source))
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert (process.returncode, out, err) == (130, b"", b"")
@@ -466,6 +457,22 @@ def test_ctrl_c_stops_the_command_and_its_child_quietly(tmp_path) -> None:
         p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(f"{source}\0")
     ]
     assert leftovers == []
+
+
+def _forked(*args: str) -> subprocess.Popen:
+    """``skillkit ARGS`` started, once it forked the child that runs the skill's code."""
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillkit_core.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not [p for p in os.listdir("/proc") if p.isdigit() and _forked_from(p, process.pid)]:
+        assert time.monotonic() < deadline, "the command never forked its child"
+        time.sleep(0.05)
+    return process
 
 
 def _forked_from(pid: str, parent: int) -> bool:
@@ -529,15 +536,7 @@ def test_a_terminated_command_takes_its_child_with_it(tmp_path: Path) -> None:
 
     source = tmp_path / "slow.py"
     source.write_text(SLOW_ACTION.replace("time.sleep(1.5)", "time.sleep(600)"))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "skillkit_core.cli", "simulate", str(source), "--run-actions"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 60
-    while not [p for p in os.listdir("/proc") if p.isdigit() and _forked_from(p, process.pid)]:
-        assert time.monotonic() < deadline, "the command never forked its child"
-        time.sleep(0.05)
+    process = _forked("simulate", str(source), "--run-actions")
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=30)
     deadline = time.monotonic() + 10

@@ -302,12 +302,13 @@ def test_hover_on_a_step_shows_its_rendered_prompt(page: Any, shots: Path) -> No
                 page.mouse.move(5, 450)
                 step.hover(timeout=10_000)
                 hover.first.wait_for(timeout=5_000)
+                time.sleep(0.5)  # let the hover finish laying out before the picture
+                # Read while it shows: a hover that went away meanwhile is hovered again.
+                text = hover.first.inner_text(timeout=5_000)
                 break
             except sync_api.TimeoutError:
                 if attempt == 5:
                     raise
-        time.sleep(0.5)  # let the hover finish laying out before the picture
-    text = hover.first.inner_text()
     assert "step choose" in text and "skill deploy-check" in text
     assert '<ask-user type="structured" question="Which environment?">' in text
     assert '<option value="staging" label="Staging"></option>' in text

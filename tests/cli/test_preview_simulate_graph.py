@@ -331,14 +331,11 @@ secret = input()
 
 LEAVES_A_DAEMON = """\
 import os
-import sys
 import time
 
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        with open(sys.argv[0] + ".never", "w"):
-            pass
         time.sleep(300)
         os._exit(0)
     os._exit(0)

@@ -266,19 +266,12 @@ def _emit(make_output: Any, *, command: str, entry: str | None, whole: bool = Tr
     (:mod:`skillkit_core.simulate.contained`): what that code prints goes to stderr, never
     into the output (a JSON preview, an image)."""
     from skillkit_core.errors import SkillkitError
-    from skillkit_core.lint.load_worker import timeout_from_environment
     from skillkit_core.simulate.contained import run_contained
     from skillkit_core.streams import claim_stdout
 
     out = claim_stdout()
     try:
-        result = run_contained(
-            make_output,
-            command=command,
-            entry=entry,
-            timeout=timeout_from_environment(),
-            whole=whole,
-        )
+        result = run_contained(make_output, command=command, entry=entry, whole=whole)
     except SkillkitError as error:
         typer.echo(f"error[{error.code}]: {error.message}", err=True)
         raise typer.Exit(2) from None

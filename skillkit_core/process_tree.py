@@ -308,12 +308,7 @@ def keep(command: Sequence[str], parent: int | None = None) -> int:
     os.dup2(null, 1)
     os.close(null)
 
-    def stop(number: int, _frame: object) -> None:
-        kill_tree(child.pid)
-        os._exit(128 + number)
-
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, stop)
+    _stop_on_signals(child.pid)
     status = child.returncode = _wait_while_parent_lives(child.pid, parent)
     kill_descendants()
     reap_orphans()
@@ -323,6 +318,17 @@ def keep(command: Sequence[str], parent: int | None = None) -> int:
         os.kill(os.getpid(), -status)
         return 128 - status
     return status
+
+
+def _stop_on_signals(child: int) -> None:
+    """A keeper asked to stop (SIGTERM, SIGINT, SIGHUP) kills ``child``'s tree first."""
+
+    def stop(number: int, _frame: object) -> None:
+        kill_tree(child)
+        os._exit(128 + number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, stop)
 
 
 def _wait_while_parent_lives(child: int, parent: int) -> int:
@@ -371,12 +377,7 @@ def fork_kept(work: Callable[[], None]) -> int:
         if child == 0:
             _run_child(work)
 
-        def stop(number: int, _frame: object) -> None:
-            kill_tree(child)
-            os._exit(128 + number)
-
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(number, stop)
+        _stop_on_signals(child)
         # The caller killed (SIGTERM, a closed terminal) takes the work with it.
         code = _wait_while_parent_lives(child, caller)
         kill_descendants()

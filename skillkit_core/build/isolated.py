@@ -184,18 +184,9 @@ def _ended(process: Any, step: str, limit: float, dump: str, entry: str) -> Skil
 
 
 def _timed_out(step: str, limit: float, dump: str, entry: str) -> BuildError:
-    from skillkit_core.lint.load_worker import TIMEOUT_VARIABLE, _stuck_line
-    from skillkit_core.loader import split_entry
+    from skillkit_core.lint.load_worker import hang_message
 
-    file = os.path.abspath(split_entry(entry)[0])
-    message = (
-        f"'{step}' did not finish within {limit:g} s: the skill's code hangs "
-        f"(set {TIMEOUT_VARIABLE} to allow longer)"
-    )
-    stuck = _stuck_line(dump, file)
-    if stuck is not None:
-        message += f"; it was running {file}, line {stuck + 1}"
-    return BuildError(message)
+    return BuildError(hang_message(f"'{step}'", limit, dump, entry))
 
 
 def _tail(stderr: Any, limit: int = 1 << 16) -> str:

@@ -635,6 +635,24 @@ def _kill_tree(process: Any) -> None:
     process.wait()
 
 
+def hang_message(what: str, limit: float, dump: str, entry: str | None) -> str:
+    """The error of a worker that ran the skill's code past ``limit`` seconds: ``what``
+    did not finish, and the line of ``entry``'s file (``file.py[:attr]``) it was running,
+    read from the ``faulthandler`` ``dump``, when there is one."""
+    from skillkit_core.loader import split_entry
+
+    message = (
+        f"{what} did not finish within {limit:g} s: the skill's code hangs "
+        f"(set {TIMEOUT_VARIABLE} to allow longer)"
+    )
+    if entry is not None:
+        file = os.path.abspath(split_entry(entry)[0])
+        stuck = _stuck_line(dump, file)
+        if stuck is not None:
+            message += f"; it was running {file}, line {stuck + 1}"
+    return message
+
+
 def _stuck_line(dump: str, file: str) -> int | None:
     """0-based line of the innermost frame in ``file`` of a faulthandler dump."""
     import re

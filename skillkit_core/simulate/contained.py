@@ -48,20 +48,21 @@ def run_contained(
     *,
     command: str,
     entry: str | None,
-    timeout: float | None,
     whole: bool = True,
 ) -> CommandOutput:
     """``make_output()`` run in a kept child (see the module's documentation); its
     ``SkillkitError`` is raised here. ``command`` names the command in messages and is
     the code of the errors this adds; ``entry`` is the skill's ``file.py[:attr]`` (the
-    file a hang is looked for in); ``timeout`` is in seconds (``None``: no limit), for the
-    whole of ``make_output`` or, with ``whole`` false, for what runs under
-    :func:`loading` only."""
+    file a hang is looked for in). The time limit covers the whole of ``make_output`` or,
+    with ``whole`` false, what runs under :func:`loading` only."""
     if not _can_fork():
         return make_output()
     import tempfile
 
+    from skillkit_core.lint.load_worker import timeout_from_environment
     from skillkit_core.process_tree import fork_kept, kill_tree
+
+    timeout = timeout_from_environment()
 
     read_end, write_end = os.pipe()
     with tempfile.TemporaryFile() as dump:
@@ -75,7 +76,7 @@ def run_contained(
         os.close(write_end)
         status: int | None = None
         try:
-            bound = timeout + _GRACE if timeout is not None and whole else None
+            bound = timeout + _GRACE if whole else None
             answer = _read_answer(read_end, bound)
             if answer is None:  # past the limit and the grace: stop it here
                 kill_tree(keeper)
@@ -104,7 +105,7 @@ def _child(
     read_end: int,
     write_end: int,
     dump: IO[bytes],
-    limit: tuple[float | None, bool],
+    limit: tuple[float, bool],
 ) -> None:
     """Make the output under the limit and send it, or the error, as JSON."""
     import sys
@@ -133,7 +134,7 @@ def _child(
 
 
 # Set in a child whose limit covers the loading only: (seconds, where the stack goes).
-_loading_limit: tuple[float | None, IO[bytes]] | None = None
+_loading_limit: tuple[float, IO[bytes]] | None = None
 
 
 def loading() -> contextlib.AbstractContextManager[None]:
@@ -198,7 +199,7 @@ def _output_of(
     dump: str,
     command: str,
     entry: str | None,
-    limit: tuple[str, float | None],
+    limit: tuple[str, float],
 ) -> CommandOutput:
     """What the child answered, or the error that says how it ended. ``limit``: what the
     time limit covered, and its seconds."""
@@ -229,22 +230,11 @@ def _how(status: int) -> str:
 
 
 def _timed_out(
-    command: str, entry: str | None, limit: tuple[str, float | None], dump: str
+    command: str, entry: str | None, limit: tuple[str, float], dump: str
 ) -> SkillkitError:
-    from skillkit_core.lint.load_worker import TIMEOUT_VARIABLE, _stuck_line
-    from skillkit_core.loader import split_entry
+    from skillkit_core.lint.load_worker import hang_message
 
-    what, timeout = limit
-    message = (
-        f"{what} did not finish within {timeout or 0:g} s: the skill's code hangs "
-        f"(set {TIMEOUT_VARIABLE} to allow longer)"
-    )
-    if entry is not None:
-        file = os.path.abspath(split_entry(entry)[0])
-        stuck = _stuck_line(dump, file)
-        if stuck is not None:
-            message += f"; it was running {file}, line {stuck + 1}"
-    return SkillkitError(message, code=command)
+    return SkillkitError(hang_message(*limit, dump, entry), code=command)
 
 
 def _text_of(dump: IO[bytes]) -> str:

@@ -7,9 +7,9 @@ keys with its own ``extra`` setting.
 """
 
 import pytest
+from conftest import one_answer, started
 from pydantic import BaseModel, ConfigDict
 
-from skillkit_core import skill, terminal
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
 
@@ -28,18 +28,11 @@ class Params(BaseModel):
 
 
 def _skill(response: type[BaseModel]):
-    return (
-        skill(name="keys", entry="check", description="d", params=Params)
-        .step("check", prompt="Check.", response=response, next="end")
-        .step("end", prompt="End.", next=terminal)
-        .build()
-    )
+    return one_answer(response, Params, step="check")
 
 
 async def _started(response: type[BaseModel]) -> WorkflowEngine:
-    engine = WorkflowEngine(_skill(response), Handshake(host="generic"), {"target": "t"})
-    await engine.start()
-    return engine
+    return await started(_skill(response), {"target": "t"})
 
 
 async def test_an_undeclared_key_in_a_response_is_a_retryable_error_naming_it() -> None:

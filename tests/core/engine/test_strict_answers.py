@@ -13,9 +13,9 @@ import enum
 from typing import Any
 
 import pytest
+from conftest import one_answer, started
 from pydantic import BaseModel
 
-from skillkit_core import skill, terminal
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
 
@@ -41,18 +41,11 @@ class Params(BaseModel):
 
 
 def _skill(response: type[BaseModel]):
-    return (
-        skill(name="strict", entry="gate", description="d", params=Params)
-        .step("gate", prompt="Gate.", response=response, next="end")
-        .step("end", prompt="End.", next=terminal)
-        .build()
-    )
+    return one_answer(response, Params)
 
 
 async def _started(response: type[BaseModel]) -> WorkflowEngine:
-    engine = WorkflowEngine(_skill(response), Handshake(host="generic"), {"retries": 1})
-    await engine.start()
-    return engine
+    return await started(_skill(response), {"retries": 1})
 
 
 @pytest.mark.parametrize(

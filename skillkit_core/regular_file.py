@@ -47,6 +47,13 @@ def read_regular_file(path: str, limit: int, *, own: bool = False) -> bytes | No
         os.close(fd)
 
 
+def read_whole_file(path: str, limit: int) -> bytes | None:
+    """The bytes of the regular file at ``path`` when it holds at most ``limit``; ``None``
+    when it holds more, or there is none there (as :func:`read_regular_file`)."""
+    data = read_regular_file(path, limit + 1)
+    return None if data is None or len(data) > limit else data
+
+
 def _read_at_most(fd: int, size: int, limit: int) -> bytes:
     """Up to ``limit`` bytes of the open file ``fd`` whose size was ``size``. Asks for one
     byte more than that size: a shorter read is the end of the file (``os.read(limit)``

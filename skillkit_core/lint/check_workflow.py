@@ -95,14 +95,14 @@ def find_skill_sources(root: Path, skipped: Collection[str] = ()) -> list[Path]:
 
 def defines_skills(path: str | PathLike[str]) -> bool:
     """Whether the Python file at ``path`` defines a skill, reference or module."""
-    from skillkit_core.regular_file import read_regular_file
+    from skillkit_core.regular_file import read_whole_file
 
     try:
         # Not open(): a FIFO named *.py would block, /dev/zero never end.
-        data = read_regular_file(os.fspath(path), _MAX_SCAN_BYTES + 1)
+        data = read_whole_file(os.fspath(path), _MAX_SCAN_BYTES)
     except OSError:
         return False
-    if data is None or len(data) > _MAX_SCAN_BYTES:
+    if data is None:
         return False
     text = data.decode("utf-8", "replace")
     if not _IMPORTS_SKILLKIT.search(text) or not _BUILDERS.search(text):

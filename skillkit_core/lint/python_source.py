@@ -271,11 +271,11 @@ def _read_source(file: str) -> str | None:
     """The text of ``file`` with universal newlines, as ``open`` reads it; ``None`` when
     it is too large, not UTF-8, or no regular file (a finding may name a FIFO under
     references/, which ``open`` would wait on for good)."""
-    from skillkit_core.regular_file import read_regular_file
+    from skillkit_core.regular_file import read_whole_file
 
     try:
-        data = read_regular_file(file, _MAX_SOURCE_BYTES + 1)
-        if data is None or len(data) > _MAX_SOURCE_BYTES:
+        data = read_whole_file(file, _MAX_SOURCE_BYTES)
+        if data is None:
             return None
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):

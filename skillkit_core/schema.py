@@ -6,6 +6,7 @@ defining a skill stays cheap (the built ``scripts/run`` imports the skill on eve
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from typing import Any
@@ -25,11 +26,12 @@ def is_schema_like(value: object) -> bool:
 class Schema:
     """A validated, JSON-Schema-producing view of an author-supplied type."""
 
-    __slots__ = ("_adapter", "_json_schema", "_problem", "source")
+    __slots__ = ("_adapter", "_closed", "_json_schema", "_problem", "source")
 
     def __init__(self, source: Any) -> None:
         self.source = source
         self._adapter: Any = None
+        self._closed: bool | None = None
         self._json_schema: dict[str, Any] | None = None
         self._problem: str | None = None
 
@@ -79,13 +81,13 @@ class Schema:
 
         ``from_agent`` is for what an agent sends (responses and params), which must fit
         the JSON Schema it was given: a key the schema does not declare is an error instead
-        of being dropped silently (unless the author's model sets its own ``extra`` policy,
-        ``ConfigDict(extra="allow")``), and values are taken as JSON in pydantic's strict
-        mode, so ``"yes"`` or ``1`` is no boolean and ``"3"`` no integer (lax mode would
-        turn them into ones; zod, behind the TypeScript SDK, refuses them too). Data that
-        is not plain JSON (Python objects a test passes) is validated as Python.
+        of being dropped silently (see :meth:`closed`), and values are taken as JSON in
+        pydantic's strict mode, so ``"yes"`` or ``1`` is no boolean and ``"3"`` no integer
+        (lax mode would turn them into ones; zod, behind the TypeScript SDK, refuses them
+        too). Data that is not plain JSON (Python objects a test passes) is validated as
+        Python.
         """
-        extra = "forbid" if from_agent and not self._sets_extra_policy() else None
+        extra = "forbid" if from_agent and self.closed() else None
         text = _as_json(data) if from_agent else None
         if text is None:
             return self.adapter.validate_python(data, extra=extra)
@@ -105,18 +107,30 @@ class Schema:
                 pass
             raise  # the error of what the agent wrote
 
-    def _sets_extra_policy(self) -> bool:
-        config = getattr(self.source, "model_config", None)
-        return isinstance(config, dict) and "extra" in config
+    def closed(self) -> bool:
+        """True when an agent's answer may hold no key the schema does not declare: no
+        model, TypedDict or dataclass in the type lets undeclared keys in by its own
+        ``extra`` policy (``ConfigDict(extra="allow")`` or ``"ignore"``). pydantic refuses
+        undeclared keys in the whole answer or nowhere, so one such policy leaves every
+        part to its own (by default, undeclared keys are dropped); the JSON Schema says
+        which (cached)."""
+        if self._closed is None:
+            self._closed = not _sets_extra_policy(self.adapter.core_schema)
+        return self._closed
 
     def dump(self, value: Any) -> Any:
         """Turn a validated value back into plain JSON data."""
         return self.adapter.dump_python(value, mode="json")
 
     def json_schema(self) -> dict[str, Any]:
-        """The JSON Schema sent to the agent (cached)."""
+        """The JSON Schema sent to the agent (cached): when the schema is :meth:`closed`,
+        each object a model, TypedDict or dataclass describes says
+        ``"additionalProperties": false``, as validation holds it to."""
         if self._json_schema is None:
-            self._json_schema = self.adapter.json_schema()
+            if self.closed():
+                self._json_schema = self.adapter.json_schema(schema_generator=_closed_objects())
+            else:
+                self._json_schema = self.adapter.json_schema()
         return self._json_schema
 
     @property
@@ -151,6 +165,53 @@ def _known_good(source: Any) -> bool:
     if origin in _PLAIN_ORIGINS:
         return all(arg is Ellipsis or _known_good(arg) for arg in typing.get_args(source))
     return False
+
+
+def _sets_extra_policy(core_schema: Any) -> bool:
+    """True when some part of a pydantic core schema lets undeclared keys in: a config's
+    ``extra_fields_behavior`` of ``allow`` or ``ignore`` (a TypedDict's ``extra_behavior``
+    is ``ignore`` unless set, so only its ``allow`` counts)."""
+    if isinstance(core_schema, dict):
+        if core_schema.get("extra_fields_behavior") in ("allow", "ignore"):
+            return True
+        if core_schema.get("extra_behavior") == "allow":
+            return True
+        # Defaults are the author's values, not schemas; metadata holds functions.
+        return any(
+            _sets_extra_policy(value)
+            for key, value in core_schema.items()
+            if key not in ("default", "metadata")
+        )
+    if isinstance(core_schema, list | tuple):
+        return any(_sets_extra_policy(item) for item in core_schema)
+    return False
+
+
+@functools.cache
+def _closed_objects() -> type:
+    """pydantic's JSON Schema generator, with ``"additionalProperties": false`` on the
+    objects that models, TypedDicts and dataclasses describe (unless they say otherwise,
+    as a ``json_schema_extra`` may)."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    def closed(json_schema: Any) -> Any:
+        if isinstance(json_schema, dict) and json_schema.get("type") == "object":
+            json_schema.setdefault("additionalProperties", False)
+        return json_schema
+
+    class ClosedObjects(GenerateJsonSchema):
+        def model_schema(self, schema: Any) -> Any:
+            json_schema = super().model_schema(schema)
+            # A RootModel is its root's schema (a dict[str, Any] is an open object).
+            return json_schema if schema.get("root_model") else closed(json_schema)
+
+        def typed_dict_schema(self, schema: Any) -> Any:
+            return closed(super().typed_dict_schema(schema))
+
+        def dataclass_schema(self, schema: Any) -> Any:
+            return closed(super().dataclass_schema(schema))
+
+    return ClosedObjects
 
 
 # pydantic's error types for a key the schema does not declare (models, dataclasses).

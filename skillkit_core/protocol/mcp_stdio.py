@@ -12,6 +12,10 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
   ``"id"`` member, found by a linear scan that does not build the value), so a client
   waiting on that request gets its error; otherwise ``id`` is null. Blank lines are not
   messages and get no answer.
+- A request whose ``id`` is neither a string nor an integer (``null``, ``1.5``, ``true``)
+  passes the transport as a notification, which gets no answer either. One whose method
+  the server answers as a request is answered ``-32600`` with a null ``id`` (JSON-RPC 2.0,
+  section 5: the id of an invalid request that cannot be read is null).
 - A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
   connection, not an error to print; a stdout that fails otherwise (a full disk) ends it
   with that error itself, not the task group's wrapping of it.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -50,7 +55,7 @@ async def serve_stdio_connection(server: Any, initialization_options: Any) -> No
 
     try:
         async with stdio_server() as (read_stream, write_stream):
-            answering = AnsweringReadStream(read_stream, write_stream)
+            answering = AnsweringReadStream(read_stream, write_stream, server.get_request_handler)
             tracking = _AnswerTrackingWriteStream(write_stream, answering.in_flight)
             await server.run(answering, tracking, initialization_options)
     except* (BrokenPipeError, ConnectionResetError):
@@ -65,13 +70,18 @@ class AnsweringReadStream:
     """The transport's read stream with its exceptions answered instead of passed on.
 
     Each exception item (a line the transport could not read as a JSON-RPC message) is
-    turned into a JSON-RPC error on ``write_stream``; messages pass through unchanged.
-    Everything else (``last_context``, closing) is the inner stream's.
+    turned into a JSON-RPC error on ``write_stream``, and so is a notification whose
+    method is a request's (``request_handler(method)`` is not ``None``: a request whose id
+    the transport could not read); other messages pass through unchanged. Everything else
+    (``last_context``, closing) is the inner stream's.
     """
 
-    def __init__(self, inner: Any, write_stream: Any) -> None:
+    def __init__(
+        self, inner: Any, write_stream: Any, request_handler: Callable[[str], Any]
+    ) -> None:
         self._inner = inner
         self._write_stream = write_stream
+        self._request_handler = request_handler
         #: Ids of the requests received and not answered yet.
         self.in_flight: set[int | str] = set()
 
@@ -84,15 +94,32 @@ class AnsweringReadStream:
                     while self.in_flight:
                         await anyio.sleep(0.005)
                 raise
-            if not isinstance(item, Exception):
-                self._note(item)
-                return item
-            reply = error_for(item)
+            if isinstance(item, Exception):
+                reply = error_for(item)
+            else:
+                reply = self._without_id(getattr(item, "message", None))
+                if reply is None:
+                    self._note(item)
+                    return item
             if reply is None:
                 continue
             # A writer that is gone means the connection is ending anyway.
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await self._write_stream.send(SessionMessage(reply))
+
+    def _without_id(self, message: Any) -> types.JSONRPCError | None:
+        """The error answering a request that came as a notification (its ``id`` was not
+        a string or an integer, or missing); ``None`` for any other message."""
+        if not isinstance(message, types.JSONRPCNotification):
+            return None
+        if self._request_handler(message.method) is None:
+            return None
+        return _error(
+            types.INVALID_REQUEST,
+            f"Invalid request: {message.method!r} is a request, and its id must be a string "
+            "or an integer (it was missing, null, a fraction, a boolean, an object or a list)",
+            None,
+        )
 
     def _note(self, item: Any) -> None:
         message = getattr(item, "message", None)

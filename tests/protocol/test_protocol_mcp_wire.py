@@ -69,6 +69,25 @@ def test_json_that_is_not_a_jsonrpc_message_is_an_invalid_request(server: RawSer
     assert_still_serving(server, 4)
 
 
+@pytest.mark.parametrize("bad_id", ["null", "1.5", "2.0", "true", '{"n":1}', "[3]"])
+def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request(
+    server: RawServer, bad_id: str
+) -> None:
+    # The SDK's transport reads such a line as a notification and answers nothing: the
+    # client waited forever. JSON-RPC 2.0 (section 5) answers with a null id.
+    server.send_line(f'{{"jsonrpc":"2.0","id":{bad_id},"method":"tools/list"}}')
+    answer = server.receive()
+    assert (answer["id"], answer["error"]["code"]) == (None, INVALID_REQUEST), answer
+    assert "'tools/list' is a request" in answer["error"]["message"]
+    assert_still_serving(server, 6)
+
+
+def test_a_notification_gets_no_answer(server: RawServer) -> None:
+    server.send_line('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}')
+    server.send_line('{"jsonrpc":"2.0","method":"no/such/thing"}')
+    assert_still_serving(server, 7)  # the first line back is this answer
+
+
 def test_blank_lines_are_not_messages(server: RawServer) -> None:
     server.send_line("")
     server.send_line("   ")

@@ -19,6 +19,7 @@ from tests.protocol.raw_jsonrpc import RawServer, nested_request
 from tests.runtime.support import McpConnection, SkillTree, process_gone, serve_command
 
 PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
 
 
 def raw_serve(tree: SkillTree, tmp_path: Path) -> RawServer:
@@ -111,6 +112,8 @@ def test_serve_answers_lines_that_are_not_jsonrpc_messages(
         server.send_line(nested_request(11, 100_000))
         answer = server.answer_to(11)
         assert answer["error"]["code"] == PARSE_ERROR, answer
+        server.send_line('{"jsonrpc":"2.0","id":true,"method":"skills/list"}')
+        assert server.receive()["error"]["code"] == INVALID_REQUEST
         listed = server.request(12, "tools/list")
         assert "skills_run_script" in {tool["name"] for tool in listed["result"]["tools"]}
         assert server.close() == 0

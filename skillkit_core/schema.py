@@ -6,7 +6,6 @@ defining a skill stays cheap (the built ``scripts/run`` imports the skill on eve
 
 from __future__ import annotations
 
-import functools
 import types
 import typing
 from typing import Any
@@ -26,11 +25,12 @@ def is_schema_like(value: object) -> bool:
 class Schema:
     """A validated, JSON-Schema-producing view of an author-supplied type."""
 
-    __slots__ = ("_adapter", "_closed", "_json_schema", "_problem", "source")
+    __slots__ = ("_adapter", "_closed", "_json_schema", "_kind_checker", "_problem", "source")
 
     def __init__(self, source: Any) -> None:
         self.source = source
         self._adapter: Any = None
+        self._kind_checker: Any = None
         self._closed: bool | None = None
         self._json_schema: dict[str, Any] | None = None
         self._problem: str | None = None
@@ -94,7 +94,7 @@ class Schema:
         from pydantic import ValidationError
 
         try:
-            return self.adapter.validate_json(text, strict=True, extra=extra)
+            value = self.adapter.validate_json(text, strict=True, extra=extra)
         except ValidationError:
             # JSON Schema counts 3.0 as an integer (JavaScript cannot tell them apart):
             # only then are whole numbers read as integers, so 1.0 stays a float elsewhere.
@@ -102,20 +102,59 @@ class Schema:
             if whole is None or whole == text:
                 raise
             try:
-                return self.adapter.validate_json(whole, strict=True, extra=extra)
+                value = self.adapter.validate_json(whole, strict=True, extra=extra)
             except ValidationError:
                 pass
+            else:
+                self._check_kinds(whole, data, extra)
+                return value
             raise  # the error of what the agent wrote
+        self._check_kinds(text, data, extra)
+        return value
+
+    def _check_kinds(self, text: str, data: Any, extra: str | None) -> None:
+        """Refuse a boolean given for a literal or enum of numbers, or a number for one of
+        booleans, which pydantic takes (:func:`~skillkit_core.schema_core.json_kind_checker`)."""
+        if self._kind_checker is None:
+            from skillkit_core.schema_core import json_kind_checker
+
+            self._kind_checker = json_kind_checker(self.adapter.core_schema) or False
+        if self._kind_checker is False:
+            return
+        from skillkit_core.schema_core import kind_errors
+
+        errors = kind_errors(self._kind_checker, text, data, extra)
+        if errors:
+            from pydantic_core import PydanticCustomError, ValidationError
+
+            details = [
+                {
+                    "type": PydanticCustomError("literal_error", error["msg"]),
+                    "loc": error["loc"],
+                    "input": error["input"],
+                }
+                for error in errors
+            ]
+            raise ValidationError.from_exception_data(self.name, details)
 
     def closed(self) -> bool:
         """True when an agent's answer may hold no key the schema does not declare: no
         model, TypedDict or dataclass in the type lets undeclared keys in by its own
-        ``extra`` policy (``ConfigDict(extra="allow")`` or ``"ignore"``). pydantic refuses
-        undeclared keys in the whole answer or nowhere, so one such policy leaves every
-        part to its own (by default, undeclared keys are dropped); the JSON Schema says
-        which (cached)."""
+        ``extra`` policy (``ConfigDict(extra="allow")`` or ``"ignore"``) or by a
+        ``json_schema_extra`` saying ``additionalProperties``. pydantic refuses undeclared
+        keys in the whole answer or nowhere, so one such policy leaves every part to its
+        own (by default, undeclared keys are dropped); the JSON Schema says which
+        (cached)."""
         if self._closed is None:
-            self._closed = not _sets_extra_policy(self.adapter.core_schema)
+            from skillkit_core.schema_core import closed_json_schema, lets_extra_keys_in
+
+            core_schema = self.adapter.core_schema
+            opened = lets_extra_keys_in(core_schema)
+            if opened is None:  # only the JSON Schema can tell
+                schema, opened = closed_json_schema(core_schema)
+                if not opened:
+                    self._json_schema = schema
+            self._closed = not opened
         return self._closed
 
     def dump(self, value: Any) -> Any:
@@ -126,11 +165,12 @@ class Schema:
         """The JSON Schema sent to the agent (cached): when the schema is :meth:`closed`,
         each object a model, TypedDict or dataclass describes says
         ``"additionalProperties": false``, as validation holds it to."""
-        if self._json_schema is None:
-            if self.closed():
-                self._json_schema = self.adapter.json_schema(schema_generator=_closed_objects())
-            else:
-                self._json_schema = self.adapter.json_schema()
+        if self._json_schema is None and not self.closed():
+            self._json_schema = self.adapter.json_schema()
+        elif self._json_schema is None:
+            from skillkit_core.schema_core import closed_json_schema
+
+            self._json_schema, _ = closed_json_schema(self.adapter.core_schema)
         return self._json_schema
 
     @property
@@ -165,53 +205,6 @@ def _known_good(source: Any) -> bool:
     if origin in _PLAIN_ORIGINS:
         return all(arg is Ellipsis or _known_good(arg) for arg in typing.get_args(source))
     return False
-
-
-def _sets_extra_policy(core_schema: Any) -> bool:
-    """True when some part of a pydantic core schema lets undeclared keys in: a config's
-    ``extra_fields_behavior`` of ``allow`` or ``ignore`` (a TypedDict's ``extra_behavior``
-    is ``ignore`` unless set, so only its ``allow`` counts)."""
-    if isinstance(core_schema, dict):
-        if core_schema.get("extra_fields_behavior") in ("allow", "ignore"):
-            return True
-        if core_schema.get("extra_behavior") == "allow":
-            return True
-        # Defaults are the author's values, not schemas; metadata holds functions.
-        return any(
-            _sets_extra_policy(value)
-            for key, value in core_schema.items()
-            if key not in ("default", "metadata")
-        )
-    if isinstance(core_schema, list | tuple):
-        return any(_sets_extra_policy(item) for item in core_schema)
-    return False
-
-
-@functools.cache
-def _closed_objects() -> type:
-    """pydantic's JSON Schema generator, with ``"additionalProperties": false`` on the
-    objects that models, TypedDicts and dataclasses describe (unless they say otherwise,
-    as a ``json_schema_extra`` may)."""
-    from pydantic.json_schema import GenerateJsonSchema
-
-    def closed(json_schema: Any) -> Any:
-        if isinstance(json_schema, dict) and json_schema.get("type") == "object":
-            json_schema.setdefault("additionalProperties", False)
-        return json_schema
-
-    class ClosedObjects(GenerateJsonSchema):
-        def model_schema(self, schema: Any) -> Any:
-            json_schema = super().model_schema(schema)
-            # A RootModel is its root's schema (a dict[str, Any] is an open object).
-            return json_schema if schema.get("root_model") else closed(json_schema)
-
-        def typed_dict_schema(self, schema: Any) -> Any:
-            return closed(super().typed_dict_schema(schema))
-
-        def dataclass_schema(self, schema: Any) -> Any:
-            return closed(super().dataclass_schema(schema))
-
-    return ClosedObjects
 
 
 # pydantic's error types for a key the schema does not declare (models, dataclasses).

@@ -149,3 +149,15 @@ async def test_an_extra_policy_anywhere_leaves_the_schema_open(response, closed)
 def test_the_params_schema_is_closed_too() -> None:
     definition = _skill(Verdict)
     assert definition.params.json_schema()["additionalProperties"] is False
+
+
+class SaysOpen(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": True})
+    safe: bool
+
+
+async def test_a_schema_extra_that_opens_the_object_keeps_undeclared_keys() -> None:
+    engine = WorkflowEngine(_skill(SaysOpen), Handshake(host="generic"), {"target": "t"})
+    assert (await engine.start()).to_wire()["schema"]["additionalProperties"] is True
+    wire = (await engine.advance("check", {"safe": True, "note": "n"})).to_wire()
+    assert wire["step"] == "end", wire

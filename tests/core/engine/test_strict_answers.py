@@ -10,7 +10,7 @@ tuple, an enum's value) are accepted as before.
 
 import datetime
 import enum
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from conftest import one_answer, started
@@ -100,3 +100,46 @@ async def test_a_whole_number_stays_a_float_where_the_schema_takes_one() -> None
     response = wire["completed"]["response"]
     assert response == {"value": 1.0, "ratio": 3.0}
     assert isinstance(response["value"], float) and isinstance(response["ratio"], float)
+
+
+class Level(enum.IntEnum):
+    LOW = 0
+    HIGH = 1
+
+
+class Confirm(BaseModel):
+    # pydantic matches literals and enums by Python equality (True == 1), strict or not.
+    deploy: Literal[True]
+    votes: Literal[1, 2, 3] = 1
+    level: Level = Level.LOW
+    picks: list[Literal[1, 2]] = []
+    either: Literal[1] | str = "x"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"deploy": 1}, "deploy: Input should be True"),
+        ({"deploy": 1.0}, "deploy: Input should be True"),
+        ({"deploy": True, "votes": True}, "votes: Input should be 1, 2 or 3"),
+        ({"deploy": True, "level": False}, "level: Input should be 0 or 1"),
+        ({"deploy": True, "picks": [2, True]}, "picks.1: Input should be 1 or 2"),
+        ({"deploy": True, "either": True}, "either: Input should be 1"),
+    ],
+)
+async def test_a_boolean_is_no_number_and_a_number_no_boolean_in_literals_and_enums(
+    answer: dict, message: str
+) -> None:
+    engine = await _started(Confirm)
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert (wire["kind"], wire["error"], wire["retry"]) == ("error", "validation", True)
+    assert wire["message"] == message
+    assert engine.current == "gate"
+
+
+async def test_literals_and_enums_take_their_own_kind() -> None:
+    engine = await _started(Confirm)
+    answer = {"deploy": True, "votes": 3.0, "level": 1, "picks": [2, 1], "either": 1}
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert wire["step"] == "end", wire
+    assert wire["completed"]["response"] == {**answer, "votes": 3}

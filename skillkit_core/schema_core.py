@@ -1,0 +1,226 @@
+"""What a pydantic core schema means for an agent's JSON answer, where pydantic's own
+reading differs from the JSON Schema the agent is given.
+
+:mod:`skillkit_core.schema` uses these; they read pydantic's core schema (the documented
+structure of ``pydantic_core.core_schema``), never build one from scratch.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+# Keys of a core schema node whose values are no schemas: the author's defaults,
+# pydantic's metadata (functions), the classes and their configs.
+_NOT_SCHEMAS = frozenset({"default", "metadata", "cls", "config", "serialization", "members"})
+
+
+def lets_extra_keys_in(core_schema: Any) -> bool | None:
+    """Whether some part of a type lets undeclared keys in by its own policy: a config's
+    ``extra_fields_behavior`` of ``allow`` or ``ignore`` (a TypedDict's
+    ``extra_behavior`` is ``ignore`` unless set, so only its ``allow`` counts). ``None``
+    when only the JSON Schema can tell: a model, TypedDict or dataclass has a
+    ``json_schema_extra``, which may say ``additionalProperties`` itself."""
+    unknown = False
+    for node in _nodes(core_schema):
+        if node.get("extra_behavior") == "allow":
+            return True
+        config = node.get("config")
+        if isinstance(config, dict) and config.get("extra_fields_behavior") in ("allow", "ignore"):
+            return True
+        unknown = unknown or _has_schema_extra(node.get("cls"))
+    return None if unknown else False
+
+
+def _has_schema_extra(cls: Any) -> bool:
+    config = getattr(cls, "model_config", None) or getattr(cls, "__pydantic_config__", None)
+    return isinstance(config, dict) and config.get("json_schema_extra") is not None
+
+
+def _nodes(core_schema: Any) -> Any:
+    """Every dict of a core schema that can be a schema (depth first)."""
+    stack = [core_schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(value for key, value in node.items() if key not in _NOT_SCHEMAS)
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+
+
+def closed_json_schema(core_schema: Any) -> tuple[dict[str, Any], bool]:
+    """The JSON Schema of ``core_schema`` with ``"additionalProperties": false`` on each
+    object a model, TypedDict or dataclass describes, and whether one of them said
+    otherwise itself (a ``json_schema_extra``), so that the schema is not closed after all."""
+    generator = _closed_objects()()
+    return generator.generate(core_schema, mode="validation"), generator.opened
+
+
+@functools.cache
+def _closed_objects() -> type:
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class ClosedObjects(GenerateJsonSchema):
+        """pydantic's JSON Schema generator, closing the objects of classes."""
+
+        opened = False
+
+        def _closed(self, json_schema: Any) -> Any:
+            if isinstance(json_schema, dict) and json_schema.get("type") == "object":
+                json_schema.setdefault("additionalProperties", False)
+                self.opened = self.opened or json_schema["additionalProperties"] is not False
+            return json_schema
+
+        def model_schema(self, schema: Any) -> Any:
+            json_schema = super().model_schema(schema)
+            # A RootModel is its root's schema (a dict[str, Any] is an open object).
+            return json_schema if schema.get("root_model") else self._closed(json_schema)
+
+        def typed_dict_schema(self, schema: Any) -> Any:
+            return self._closed(super().typed_dict_schema(schema))
+
+        def dataclass_schema(self, schema: Any) -> Any:
+            return self._closed(super().dataclass_schema(schema))
+
+    return ClosedObjects
+
+
+def json_kind_checker(core_schema: Any) -> Any | None:
+    """A check that each literal and enum of an answer got a boolean only where one is
+    expected, and a number only where one is; ``None`` when the type has no literal or
+    enum of booleans or numbers (pydantic's validation is then right).
+
+    pydantic matches a literal or an enum by Python equality, where ``True == 1``: in
+    strict mode too, ``1`` passes ``Literal[True]`` (a gate opens) and ``true`` passes
+    ``Literal[1, 2, 3]`` or an ``IntEnum``, against the JSON Schema's ``enum``/``const``.
+    Its validators of models and dataclasses are built with their classes and cannot be
+    changed, so the check is a second validator of the answer's shape, with models,
+    dataclasses and TypedDicts as plain fields and each such literal or enum guarded;
+    only the guards' errors count (see :func:`kind_errors`)."""
+    shadow, guarded = _shadow(core_schema)
+    if not guarded:
+        return None
+    from pydantic_core import SchemaValidator
+
+    try:
+        return SchemaValidator(shadow)
+    except Exception:  # a core schema this module does not know how to take apart
+        return None
+
+
+_KIND_ERROR = "json_kind"
+
+
+def kind_errors(checker: Any, text: str, data: Any, extra: str | None) -> list[dict[str, Any]]:
+    """The guards' errors of validating the JSON ``text`` (``data`` parsed) with
+    ``checker``, each with its location in ``data``; the other errors of the shadow
+    validator mean nothing (it lacks the author's validators)."""
+    from pydantic_core import ValidationError
+
+    try:
+        checker.validate_json(text, strict=True, extra=extra)
+    except ValidationError as error:
+        found = error.errors(include_url=False)
+    except Exception:  # an author's before-validator, run on the shadow: nothing to say
+        return []
+    else:
+        return []
+    return [
+        {**item, "loc": _data_location(item["loc"], data)}
+        for item in found
+        if item["type"] == _KIND_ERROR
+    ]
+
+
+def _data_location(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """``loc`` without the parts that name no key or index of ``data`` (a union's member
+    tags, such as ``function-wrap[…]``)."""
+    kept = []
+    for part in loc:
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if in_list or (isinstance(data, dict) and part in data):
+            data = data[part]
+            kept.append(part)
+    return tuple(kept)
+
+
+# Nodes whose validator comes with a class: the shadow keeps their inner schema.
+_CLASS_NODES = frozenset({"model", "dataclass"})
+# Validators of the author's that take a validated value (a model instance in the real
+# validation, a plain one in the shadow): the shadow keeps their inner schema.
+_AFTER_NODES = frozenset({"function-after", "function-wrap"})
+
+
+def _shadow(node: Any) -> tuple[Any, bool]:
+    """``node`` as the shadow validator's schema, and whether a guard was put in it;
+    copies only what changes (the author's core schema is shared)."""
+    if isinstance(node, list):
+        items = [_shadow(item) for item in node]
+        return [item for item, _ in items], any(guarded for _, guarded in items)
+    if not isinstance(node, dict):
+        return node, False
+    kind = node.get("type")
+    if kind in _CLASS_NODES or kind in _AFTER_NODES:
+        inner, guarded = _shadow(node["schema"])
+        return _with_ref(inner, node), guarded
+    if kind == "function-plain":
+        from pydantic_core import core_schema as cs
+
+        return _with_ref(cs.any_schema(), node), False
+    copy = {
+        key: value for key, value in node.items() if not (kind == "typed-dict" and key == "cls")
+    }
+    guarded = False
+    for key, value in node.items():
+        if key not in _NOT_SCHEMAS:
+            copy[key], inside = _shadow(value)
+            guarded = guarded or inside
+    expected = _expected_values(node)
+    if expected is None or not any(isinstance(v, int | float) for v in expected):
+        return copy, guarded
+    return _kind_checked(copy, expected), True
+
+
+def _with_ref(inner: dict[str, Any], outer: dict[str, Any]) -> dict[str, Any]:
+    """``inner`` standing for ``outer`` (which other nodes may name by its ``ref``)."""
+    if "ref" not in outer:
+        return inner
+    from pydantic_core import core_schema as cs
+
+    return cs.chain_schema([inner], ref=outer["ref"])
+
+
+def _expected_values(node: dict[str, Any]) -> list[Any] | None:
+    if node.get("type") == "literal":
+        return list(node.get("expected", ()))
+    if node.get("type") == "enum":
+        return [getattr(member, "value", member) for member in node.get("members", ())]
+    return None
+
+
+def _kind_checked(node: dict[str, Any], expected: list[Any]) -> dict[str, Any]:
+    from pydantic_core import PydanticCustomError
+    from pydantic_core import core_schema as cs
+
+    takes_bool = any(isinstance(v, bool) for v in expected)
+    takes_number = any(isinstance(v, int | float) and not isinstance(v, bool) for v in expected)
+    wanted = _listed(expected)
+
+    def same_kind(value: Any, handler: Any) -> Any:
+        is_bool = isinstance(value, bool)
+        is_number = isinstance(value, int | float) and not is_bool
+        if (is_bool and not takes_bool) or (is_number and not takes_number):
+            raise PydanticCustomError(
+                _KIND_ERROR, "Input should be {expected}", {"expected": wanted}
+            )
+        return handler(value)
+
+    inner = {key: value for key, value in node.items() if key != "ref"}
+    return cs.no_info_wrap_validator_function(same_kind, inner, ref=node.get("ref"))
+
+
+def _listed(values: list[Any]) -> str:
+    """pydantic's way of listing a literal's values: ``1, 2 or 3``."""
+    shown = [repr(v) for v in values]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"

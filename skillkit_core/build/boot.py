@@ -328,11 +328,14 @@ def _defer(name: str, functions: frozenset[str]) -> None:
 
 
 class _DeferredModule(type(sys)):  # type: ignore[misc]
-    """A stand-in in ``sys.modules`` that imports the real module when it is really
-    used. ``import x`` only touches ``__spec__``; ``from x import f`` of one of
-    ``functions`` gets a forwarder that imports the module when called (pydantic
-    imports ``entry_points`` at start-up and never calls it with plugins off); any
-    other name imports the module at once."""
+    # A stand-in in ``sys.modules`` that imports the real module when it is really used.
+    # ``import x`` only touches ``__spec__``; ``from x import f`` of one of ``functions``
+    # gets a forwarder that imports the module when called (pydantic imports
+    # ``entry_points`` at start-up and never calls it with plugins off); any other name,
+    # ``__doc__`` and ``dir()`` import the module at once. (No docstring: ``__doc__`` is
+    # the real module's.)
+
+    __doc__ = property(lambda self: self._real().__doc__)  # type: ignore[assignment]
 
     def __init__(self, name: str, functions: frozenset[str]) -> None:
         super().__init__(name)
@@ -356,6 +359,9 @@ class _DeferredModule(type(sys)):  # type: ignore[misc]
             forward.__name__ = attribute
             return forward
         return getattr(self._real(), attribute)
+
+    def __dir__(self) -> list[str]:
+        return dir(self._real())
 
     def _real(self) -> Any:
         name = self.__name__

@@ -418,6 +418,19 @@ def test_modules_unused_at_start_load_on_first_use(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "secrets", real_secrets)
 
 
+@pytest.mark.parametrize("read", [lambda m: m.__doc__, dir], ids=["doc", "dir"])
+def test_a_stand_in_shows_the_real_module(monkeypatch: pytest.MonkeyPatch, read) -> None:
+    import secrets as real_secrets
+    import sys
+
+    monkeypatch.delitem(sys.modules, "secrets")
+    boot._defer_unused_modules()
+    stand_in = sys.modules["secrets"]
+    assert read(stand_in) == read(real_secrets)
+    assert sys.modules["secrets"] is not stand_in
+    monkeypatch.setitem(sys.modules, "secrets", real_secrets)
+
+
 FINISH = """
 import atexit, sys, threading, time
 sys.path.insert(0, {root!r})

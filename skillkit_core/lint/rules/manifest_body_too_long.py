@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.spec import BODY_LINES_MAX, BODY_TOKENS_MAX, estimate_tokens
+from skillkit_core.manifest.spec import BODY_LINES_MAX
 
 
-def line_count(folder: SkillFolder) -> int:
+def _line_count(folder: SkillFolder) -> int:
     """SKILL.md's lines (the final line break starts no line)."""
     lines = folder.lines
     return len(lines) - 1 if lines and lines[-1] == "" else len(lines)
@@ -19,16 +19,13 @@ def line_count(folder: SkillFolder) -> int:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    count = line_count(folder)
+    count = _line_count(folder)
     if count <= BODY_LINES_MAX:
         return
     first_extra = BODY_LINES_MAX
-    # body-too-many-tokens stays quiet on a file reported here: its estimate is told here.
-    tokens = estimate_tokens(folder.parsed.body)
-    size = f" (about {tokens} tokens)" if tokens > BODY_TOKENS_MAX else ""
     yield RULE.diagnostic(
-        f"SKILL.md has {count} lines{size}; keep it under {BODY_LINES_MAX} lines and "
-        f"{BODY_TOKENS_MAX} tokens, and move detail into files under references/",
+        f"SKILL.md has {count} lines; keep it under {BODY_LINES_MAX} and move detail into "
+        "files under references/",
         range=SourceRange(first_extra, 0, first_extra, len(folder.lines[first_extra])),
         file=folder.skill_md,
     )

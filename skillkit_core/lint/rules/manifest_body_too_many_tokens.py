@@ -1,5 +1,4 @@
-"""body-too-many-tokens: the SKILL.md body stays under about 5000 tokens (on a file over
-500 lines, body-too-long reports both)."""
+"""body-too-many-tokens: the SKILL.md body stays under about 5000 tokens."""
 
 from __future__ import annotations
 
@@ -7,14 +6,8 @@ from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
-from skillkit_core.lint.rules.manifest_body_too_long import line_count
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.spec import (
-    BODY_LINES_MAX,
-    BODY_TOKENS_MAX,
-    CHARS_PER_TOKEN,
-    estimate_tokens,
-)
+from skillkit_core.manifest.spec import BODY_TOKENS_MAX, CHARS_PER_TOKEN, estimate_tokens
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -22,8 +15,8 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         return
     parsed = folder.parsed
     tokens = estimate_tokens(parsed.body)
-    if tokens <= BODY_TOKENS_MAX or line_count(folder) > BODY_LINES_MAX:
-        return  # a file over the line limit: body-too-long reports it, with this estimate
+    if tokens <= BODY_TOKENS_MAX:
+        return
     body_offset = len(parsed.text) - len(parsed.body)
     crossing = body_offset + BODY_TOKENS_MAX * CHARS_PER_TOKEN
     yield RULE.diagnostic(
@@ -40,8 +33,8 @@ RULE = Rule(
     summary="The SKILL.md body is estimated at more than 5000 tokens.",
     rationale=(
         "A loaded skill's body stays in context for the rest of the task; the specification "
-        "advises under 5000 tokens so several skills fit beside the work itself. A file "
-        "over 500 lines is left to body-too-long, whose message gives the estimate."
+        "advises under 5000 tokens so several skills fit beside the work itself. It is "
+        "apart from body-too-long (500 lines): a file can cross either limit alone."
     ),
     bad="a body of 30,000 characters",
     good="a body of 8,000 characters linking references for the rest",

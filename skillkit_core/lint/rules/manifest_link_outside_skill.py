@@ -8,6 +8,7 @@ from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.links import local_target
+from skillkit_core.manifest.plugins import travels_with_plugin
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -19,10 +20,20 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             continue
         if target.absolute:
             reason = "is an absolute path"
-        elif folder.inside(target.path) is None:
-            reason = "leaves the skill folder"
-        else:
+        elif folder.inside(target.path) is not None:
             continue
+        elif travels_with_plugin(folder.root_text, target.path, folder.outside_exists):
+            yield RULE.diagnostic(
+                f"link target '{target.path}' leaves the skill folder for another part of "
+                "its plugin: it works where the plugin is installed whole, not where this "
+                "skill is installed alone (copied into a skills folder)",
+                range=link.range,
+                file=folder.skill_md,
+                severity="info",
+            )
+            continue
+        else:
+            reason = "leaves the skill folder"
         yield RULE.diagnostic(
             f"link target '{target.path}' {reason}; an installed skill only carries its "
             "own folder, and runtimes refuse paths outside it",
@@ -37,8 +48,11 @@ RULE = Rule(
     summary="A link in SKILL.md points outside the skill folder.",
     rationale=(
         "Skills are copied, zipped and installed as a folder; files outside it do not "
-        "travel with the skill, and runtimes block path traversal on purpose. Links to a "
-        "plugin skill's slash command (`[x](/plugin:skill)`) name no file and are not reported."
+        "travel with the skill, and runtimes block path traversal on purpose. A link to "
+        "another part of the skill's plugin (a folder with .claude-plugin/plugin.json, "
+        "installed whole) is only noted, at info level: it breaks where the skill is "
+        "installed alone. Links to a plugin skill's slash command (`[x](/plugin:skill)`) "
+        "name no file and are not reported."
     ),
     bad="[shared notes](../common/notes.md)",
     good="[notes](references/notes.md)",

@@ -914,3 +914,27 @@ def test_argument_in_code_suggests_the_braced_form_each_language_reads(tmp_path:
     ((awk,), (shell,)) = [d.suggestions for d in found]
     assert awk.title == "Write '$(2)' (Claude Code leaves it alone)"
     assert [e.new_text for e in (*awk.edits, *shell.edits)] == ["$(2)", "${1}"]
+
+
+@pytest.mark.parametrize(
+    "manifest", [".claude-plugin/plugin.json", ".codex-plugin/plugin.json", "gemini-extension.json"]
+)
+def test_a_link_to_another_part_of_the_skills_plugin_is_only_noted(
+    tmp_path: Path, manifest: str
+) -> None:
+    # A plugin is installed whole (Claude Code copies its folder into the plugin cache),
+    # so a sibling skill's file is there; it is not where the skill is installed alone.
+    plugin = tmp_path / "plugin"
+    (plugin / manifest).parent.mkdir(parents=True, exist_ok=True)
+    (plugin / manifest).write_text("{}\n")
+    (plugin / "skills" / "other" / "notes.md").parent.mkdir(parents=True)
+    (plugin / "skills" / "other" / "notes.md").write_text("# Notes\n")
+    (tmp_path / "outside.md").write_text("# Outside\n")
+    text = "See [notes](../other/notes.md), [gone](../other/gone.md), [out](../../../outside.md).\n"
+    root = make_skill(plugin / "skills", "pdf-tools", {"SKILL.md": body(text)})
+    found = [f for f in check(root) if f[0] == "link-outside-skill"]
+    assert found == [
+        ("link-outside-skill", "info", 5, "SKILL.md"),
+        ("link-outside-skill", "warning", 5, "SKILL.md"),
+        ("link-outside-skill", "warning", 5, "SKILL.md"),
+    ]

@@ -156,6 +156,28 @@ def test_a_rename_target_appearing_beside_the_folder_is_seen(
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
 
 
+@pytest.mark.parametrize("change", ["sibling file", "plugin manifest"])
+def test_a_plugin_link_changing_outside_the_folder_is_seen(
+    tmp_path: Path, cache: ResultCache, change: str
+) -> None:
+    # link-outside-skill asks whether the skill sits in a plugin and the target exists.
+    plugin = tmp_path / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text("{}\n")
+    (plugin / "skills" / "other").mkdir(parents=True)
+    (plugin / "skills" / "other" / "notes.md").write_text("# Notes\n")
+    folder = _skill(plugin)  # plugin/skills/pdf-tools
+    (folder / "SKILL.md").write_text(skill_md(body="See [notes](../other/notes.md).\n"))
+    before = _json([str(folder)], cache)
+    if change == "sibling file":
+        (plugin / "skills" / "other" / "notes.md").unlink()
+    else:
+        (plugin / ".claude-plugin" / "plugin.json").unlink()
+    fresh = _json([str(folder)], None)
+    assert fresh != before
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
 def test_findings_name_files_as_the_folder_was_given(
     tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,10 @@ are restated in https://claude-with-skills.vercel.app/reference/substitution-var
 - ``$ARGUMENTS[N]`` and its shorthand ``$N`` are the N-th argument, 0-based; arguments
   are split at whitespace, with shell-style quotes keeping words together;
 - ``$name`` is the argument at the position of ``name`` in the frontmatter's
-  ``arguments`` list (a YAML list or a space-separated string).
+  ``arguments`` list (a YAML list or a space-separated string);
+- a backslash keeps a placeholder as written: ``\\$1`` reaches the agent as ``$1`` (the
+  documented escape, confirmed on 2.1.233 in anthropics/claude-code#78759 and on 2.1.251
+  in melodic-software/claude-code-plugins#3540; 2.1.118 had none, #52226).
 
 The patterns are those the ``argument-in-code`` rule reports (Claude Code's own:
 ``\\$(\\d+)(?!\\w)``, ``\\$ARGUMENTS\\[(\\d+)\\]``, ``$ARGUMENTS``, and ``\\$name(?![\\[\\w])``
@@ -27,8 +30,8 @@ INDEX = "index"  # $N or $ARGUMENTS[N]
 NAME = "name"  # $name
 
 _PLACEHOLDER = re.compile(
-    r"\$(?:ARGUMENTS\[(?P<bracket>\d+)\]|(?P<all>ARGUMENTS)(?![\w\[])|(?P<number>\d+)(?!\w)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?![\[\w]))"
+    r"(?<!\\)\$(?:ARGUMENTS\[(?P<bracket>\d+)\]|(?P<all>ARGUMENTS)(?![\w\[])"
+    r"|(?P<number>\d+)(?!\w)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?![\[\w]))"
 )
 
 

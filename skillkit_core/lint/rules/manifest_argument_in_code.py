@@ -2,10 +2,14 @@
 
 When Claude Code loads a skill (``/name`` or its Skill tool) it rewrites the whole body
 before the agent reads it, code blocks included: ``$ARGUMENTS`` becomes the argument text
-as typed, ``$ARGUMENTS[N]`` and ``$N`` the N-th word of it (or nothing: invoked without
-arguments, the string is empty), a declared ``$name`` its word. An awk program's ``$1``,
-a shell function's ``$1`` or a shell variable named like an argument is then mangled.
-Braced forms (``${1}``, awk's ``$(1)``, ``${name}``) are left alone.
+as typed, ``$ARGUMENTS[N]`` and ``$N`` the word at index N of it (from 0), a declared
+``$name`` its word (empty when not given). An index with no word is left as written in
+recent versions (2.1.251 and 2.1.273, per anthropics/claude-code#94709 and
+melodic-software/claude-code-plugins#3540) and became empty in older ones (2.1.118,
+anthropics/claude-code#52226). An awk program's ``$1``, a shell function's ``$1`` or a
+shell variable named like an argument is then mangled once the skill gets enough words.
+Braced forms (``${1}``, awk's ``$(1)``, ``${name}``) are left alone, and so is a
+placeholder after a backslash (``\\$1``: Claude Code's escape).
 
 A skill that takes no arguments (no ``arguments`` or ``argument-hint``, no ``$ARGUMENTS``
 anywhere, no placeholder in its prose) means none of them for Claude Code, so every one
@@ -27,7 +31,7 @@ from skillkit_core.manifest.folder import SkillFolder
 
 # What Claude Code replaces is the core's placeholders() (manifest.arguments).
 # A placeholder outside code: the skill takes arguments.
-_PROSE_PLACEHOLDER = re.compile(r"\$(?:\d+(?!\w)|ARGUMENTS)")
+_PROSE_PLACEHOLDER = re.compile(r"(?<!\\)\$(?:\d+(?!\w)|ARGUMENTS)")
 # Lines whose ``$N`` belongs to a program of their own, not to the skill's arguments.
 _OWN_PROGRAM = re.compile(r"\b(?:g?awk|sed|perl)\b|\.replace(?:All)?\s*\(|\bre\.sub\b")
 _FUNCTION = re.compile(r"^\s*(?:function\s+[\w-]+|[\w-]+\s*\(\s*\)\s*\{)")
@@ -128,8 +132,8 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
                 becomes = (
                     "the argument text as typed"
                     if is_whole
-                    else f"argument {found.index + 1} "
-                    "(nothing when the skill is invoked without it)"
+                    else f"word {found.index + 1} of the arguments when the skill is invoked "
+                    f"with {found.index + 1} or more (older versions: with nothing otherwise)"
                 )
                 digits = None if is_whole else found.written.strip("$ARGUMENTS[]")
                 yield _diagnostic(folder, line, text, found, becomes, digits)
@@ -164,10 +168,11 @@ RULE = Rule(
     severity="warning",
     summary="A $1, $ARGUMENTS or argument name in a code block that Claude Code would substitute.",
     rationale=(
-        "Claude Code substitutes $ARGUMENTS, $ARGUMENTS[N], $N and declared $name everywhere "
-        "in the body of a skill it loads, code blocks included, and with an empty string when "
-        "the skill is invoked without arguments: awk '{print $1}' reaches the agent as "
-        "awk '{print }'. In a skill that takes no arguments every such placeholder in code is "
+        "Claude Code substitutes $ARGUMENTS, $ARGUMENTS[N], $N (N counts from 0) and declared "
+        "$name everywhere in the body of a skill it loads, code blocks included: invoked as "
+        "/first-column name age, awk '{print $1}' reaches the agent as awk '{print age}' "
+        "(older versions also emptied a $N with no argument). In a skill that takes no "
+        "arguments every such placeholder in code is "
         "reported; in one that does, those that belong to the code itself (an awk, sed or Perl "
         "program, a replacement string, a shell function, a variable the block sets). The "
         "braced forms ${1} (shell, Perl), $(1) (awk) and ${name} are left alone."

@@ -359,6 +359,13 @@ CASES = [
         [],
     ),
     Case(
+        "argument-in-code",
+        True,
+        # Claude Code's escape: a backslash keeps the placeholder as written.
+        {"SKILL.md": body("```bash\nawk '{print \\$1}' table.txt\n```\n")},
+        [],
+    ),
+    Case(
         "missing-file-reference",
         False,
         {"SKILL.md": body("Run `python scripts/extract.py` on the file.\n")},
@@ -906,7 +913,7 @@ def test_argument_in_code_suggests_the_braced_form_each_language_reads(tmp_path:
     found = [d for d in check_folder(root).diagnostics if d.rule == "argument-in-code"]
     messages = [d.message for d in found]
     assert len(messages) == 2
-    assert "argument 3" in messages[0] and "write '$(2)'" in messages[0]
+    assert "word 3 of the arguments" in messages[0] and "write '$(2)'" in messages[0]
     assert "write '${1}'" in messages[1]
     # The braced form is a suggestion (not what --fix applies): in another language it
     # may not mean the same.

@@ -42,6 +42,7 @@ from skillkit_core.lint.rules import (
     manifest_skill_md_unreadable,
     manifest_undeclared_argument,
     manifest_unknown_key,
+    manifest_unreferenced_file,
     manifest_yaml_not_strict,
     manifest_yaml_typed_scalar,
 )
@@ -77,6 +78,7 @@ MANIFEST_RULES: tuple[Rule, ...] = (
     manifest_link_outside_skill.RULE,
     manifest_missing_file_reference.RULE,
     manifest_reference_depth.RULE,
+    manifest_unreferenced_file.RULE,
     manifest_body_too_long.RULE,
     manifest_body_too_many_tokens.RULE,
     manifest_script_shebang.RULE,

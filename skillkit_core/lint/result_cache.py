@@ -15,9 +15,9 @@ A folder's findings (before configuration filters them) depend on, and their key
   of ``skillkit_core`` and of PyYAML (name, size and modification time: a new version,
   or an edited copy, is other code);
 - the answers to questions rules ask about paths outside the folder (whether a rename's
-  target beside it exists, :attr:`SkillFolder.outside_answers
-  <skillkit_core.manifest.folder.SkillFolder.outside_answers>`): stored with the entry
-  and asked again before it is used.
+  target beside it exists, what a plugin's instruction file says: :attr:`SkillFolder.
+  outside_answers <skillkit_core.manifest.folder.SkillFolder.outside_answers>`): stored
+  with the entry and asked again before it is used.
 
 Configuration, ``--select``, ``--ignore`` and ``--strict`` are not in the key: they
 apply to the findings after they are read back. A folder is not cached when its listing
@@ -189,7 +189,7 @@ class ResultCache:
             digest.update(data)
         return digest.hexdigest(), Snapshot(listing, contents)
 
-    def keep(self, slot: Slot, plain: Any, answers: dict[str, bool]) -> None:
+    def keep(self, slot: Slot, plain: Any, answers: dict[str, bool | str]) -> None:
         """Note ``plain`` (built-in values, as ``marshal`` writes them) as the findings
         for ``slot``, resting on the ``answers`` about paths outside the folder."""
         written = int(time.time())
@@ -273,7 +273,7 @@ class ResultCache:
         return self._code
 
 
-def _answers(answers: dict[str, bool]) -> tuple[tuple[str, bool], ...]:
+def _answers(answers: dict[str, bool | str]) -> tuple[tuple[str, bool | str], ...]:
     return tuple(sorted(answers.items()))
 
 
@@ -343,15 +343,24 @@ def _read_regular(path: str) -> bytes | None:
 
 
 def _still_true(answers: Any) -> bool:
-    """Whether each ``(absolute path, exists)`` answer is still the answer."""
+    """Whether each ``(absolute path, exists or text digest)`` answer is still the answer."""
     try:
         # A path that is no string (a damaged pack) is no answer: os.path.exists would
         # take an int for a file descriptor.
-        return all(
-            isinstance(path, str) and os.path.exists(path) == exists for path, exists in answers
-        )
+        return all(isinstance(path, str) and _answer(path, kept) == kept for path, kept in answers)
     except (OSError, TypeError, ValueError):
         return False
+
+
+def _answer(path: str, kept: Any) -> bool | str | None:
+    """The answer about ``path`` now, of the kind ``kept`` is."""
+    if isinstance(kept, bool):
+        return os.path.exists(path)
+    if isinstance(kept, str):
+        from skillkit_core.manifest.folder import outside_digest, read_outside
+
+        return outside_digest(read_outside(path))
+    return None
 
 
 def _remove_stale(directory: str) -> None:

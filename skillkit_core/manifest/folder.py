@@ -51,6 +51,30 @@ _YAML_TYPES = {
 }
 
 
+OUTSIDE_TEXT_MAX = 256 * 1024
+"""The largest file outside a skill folder that a rule reads (:meth:`SkillFolder.
+outside_text`)."""
+
+
+def read_outside(path: str) -> bytes | None:
+    """The bytes :meth:`SkillFolder.outside_text` reads of ``path`` (``None``: no regular
+    file of at most :data:`OUTSIDE_TEXT_MAX` bytes there)."""
+    from skillkit_core.regular_file import read_whole_file
+
+    try:
+        return read_whole_file(path, OUTSIDE_TEXT_MAX)
+    except OSError:
+        return None
+
+
+def outside_digest(data: bytes | None) -> str:
+    """What :meth:`SkillFolder.outside_text` keeps of a file's bytes (``None``: no file
+    read)."""
+    import hashlib
+
+    return "none" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 class SkillFolder:
     """The target of ``manifest`` rules: one folder that should hold a SKILL.md.
 
@@ -71,8 +95,9 @@ class SkillFolder:
         self.parsed = parsed if parsed is not None else self._read_manifest()
         self.skill_md = self.parsed.path or path_text.join(self.root_text, SKILL_MD)
         self._texts: dict[str, str | None] = {}
-        # What rules asked about paths outside the folder: absolute path -> exists.
-        self.outside_answers: dict[str, bool] = {}
+        # What rules asked about paths outside the folder: absolute path -> exists, or
+        # the digest of its text (:func:`outside_digest`) for a file a rule read.
+        self.outside_answers: dict[str, bool | str] = {}
 
     @cached_property
     def manifest_name(self) -> str:
@@ -102,8 +127,20 @@ class SkillFolder:
         the result cache of ``skillkit check`` keeps a folder's findings only while each
         answer stays the same."""
         exists = os.path.exists(path)
-        self.outside_answers[os.path.abspath(path)] = exists
+        # A text read there already is the stronger answer (its digest says this too).
+        self.outside_answers.setdefault(os.path.abspath(path), exists)
         return exists
+
+    def outside_text(self, path: str) -> str | None:
+        """The text of the regular file ``path``, outside the folder, when it is UTF-8 of
+        at most :data:`OUTSIDE_TEXT_MAX` bytes (``None`` otherwise); its digest is kept in
+        :attr:`outside_answers`, as :meth:`outside_exists` keeps its answers."""
+        data = read_outside(path)
+        self.outside_answers[os.path.abspath(path)] = outside_digest(data)
+        try:
+            return None if data is None else data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
 
     @cached_property
     def exists(self) -> bool:

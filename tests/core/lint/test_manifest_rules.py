@@ -293,7 +293,8 @@ CASES = [
         # Links in the markdown under references/ are checked too, relative to each file.
         {
             "SKILL.md": body(
-                "Read [forms](references/forms.md), [fields](references/fields.md).\n"
+                "Read [forms](references/forms.md), [fields](references/fields.md), "
+                "[more](references/deep/more.md).\n"
             ),
             "references/forms.md": "# Forms\n\nSee [fields](fields.md) and [api](../api.md).\n",
             "references/fields.md": "# Fields\n",
@@ -480,6 +481,43 @@ CASES = [
         [],
     ),
     Case(
+        "unreferenced-file",
+        False,
+        {
+            "SKILL.md": body("Read [the guide](references/guide.md).\n"),
+            "references/guide.md": "# Guide\n",
+            "references/orm.md": "# ORM\n",
+        },
+        [("unreferenced-file", "warning", None, "orm.md")],
+    ),
+    Case(
+        "unreferenced-file",
+        True,
+        # A link, a glob, a folder, a file name, and a file a reference leads to.
+        {
+            "SKILL.md": body(
+                "Read [the guide](references/guide.md), then `references/api/*.md`, "
+                "`references/forms`, and tables.csv when asked.\n"
+            ),
+            "references/guide.md": "# Guide\n\nDetails in [deep](deep/notes.md).\n",
+            "references/deep/notes.md": "# Notes\n",
+            "references/api/users.md": "# Users\n",
+            "references/forms/w9.md": "# W-9\n",
+            "references/tables.csv": "a,b\n",
+        },
+        [("reference-depth", "warning", 3, "guide.md")],
+    ),
+    Case(
+        "unreferenced-file",
+        True,
+        # The folder as a whole: the agent lists it.
+        {
+            "SKILL.md": body("Pick the right file from `references/` for the task.\n"),
+            "references/orm.md": "# ORM\n",
+        },
+        [],
+    ),
+    Case(
         "body-too-long",
         False,
         {"SKILL.md": body("x\n" * 600)},
@@ -548,7 +586,7 @@ CASES = [
             "SKILL.md": body(
                 "```bash\nuv run scripts/fetch.py --org x\n"
                 "python3 -u ${CLAUDE_SKILL_DIR}/scripts/extract.py in.pdf\n```\n"
-                "Start the server with `scripts/start.sh`.\n"
+                "Start the server with `scripts/start.sh`; see references/usage.md.\n"
             ),
             "references/usage.md": "Validate with `node scripts/check.mjs file`.\n",
             "scripts/fetch.py": "# /// script\n# dependencies = []\n# ///\nprint(1)\n",
@@ -833,6 +871,7 @@ CASES = [
                 "```yaml\nAWS_SECRET_KEY: AKIAIOSFODNN7EXAMPLE\n"
                 "GOOGLE_API_KEY: AIzaXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\n"
                 "GITHUB_TOKEN: ghp_1234567890abcdefghijklmnopqrstuvwxyz\n```\n"
+                "Set-up: references/setup.md.\n"
             ),
             "references/setup.md": (
                 "Example:\n\n    export OPENAI_API_KEY=sk-Zq8rT2mW9xK4vL7nB3cY6pJ1sD5fH0gA\n"
@@ -944,4 +983,25 @@ def test_a_link_to_another_part_of_the_skills_plugin_is_only_noted(
         ("link-outside-skill", "info", 5, "SKILL.md"),
         ("link-outside-skill", "warning", 5, "SKILL.md"),
         ("link-outside-skill", "warning", 5, "SKILL.md"),
+    ]
+
+
+def test_a_reference_the_plugins_instructions_name_is_referenced(tmp_path: Path) -> None:
+    # obra/superpowers' GEMINI.md includes a reference of one of its skills: Gemini CLI
+    # loads the extension's context file into every session. A generic "references/" there
+    # names no file of this skill.
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    (plugin / "gemini-extension.json").write_text("{}\n")
+    (plugin / "GEMINI.md").write_text("@./skills/pdf-tools/references/gemini-tools.md\n")
+    (plugin / "AGENTS.md").write_text("Keep detail in references/ files.\n")
+    files = {
+        "SKILL.md": body("Read [the guide](references/guide.md).\n"),
+        "references/guide.md": "# Guide\n",
+        "references/gemini-tools.md": "# Gemini\n",
+        "references/orm.md": "# ORM\n",
+    }
+    root = make_skill(plugin / "skills", "pdf-tools", files)
+    assert [f for f in check(root) if f[0] == "unreferenced-file"] == [
+        ("unreferenced-file", "warning", None, "orm.md")
     ]

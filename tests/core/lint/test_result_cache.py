@@ -178,11 +178,27 @@ def test_a_plugin_link_changing_outside_the_folder_is_seen(
     assert _json([str(folder)], ResultCache(cache.directory)) == fresh
 
 
+def test_an_edited_plugin_instruction_file_is_seen(tmp_path: Path, cache: ResultCache) -> None:
+    # unreferenced-file reads the plugin's GEMINI.md: its text is an answer asked again.
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    (plugin / "gemini-extension.json").write_text("{}\n")
+    (plugin / "GEMINI.md").write_text("@./skills/pdf-tools/references/extra.md\n")
+    folder = _skill(plugin)
+    (folder / "references" / "extra.md").write_text("# Extra\n")
+    before = _json([str(folder)], cache)
+    assert "unreferenced-file" not in json.dumps(before)
+    (plugin / "GEMINI.md").write_text("Nothing here.\n")
+    fresh = _json([str(folder)], None)
+    assert "unreferenced-file" in json.dumps(fresh)
+    assert _json([str(folder)], ResultCache(cache.directory)) == fresh
+
+
 def test_findings_name_files_as_the_folder_was_given(
     tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = _skill(tmp_path)
-    (folder / "SKILL.md").write_text(skill_md(name="PDF"))
+    (folder / "SKILL.md").write_text(skill_md(name="PDF", body="See references/guide.md.\n"))
     absolute = _json([str(folder)], cache)
     monkeypatch.chdir(folder.parent)
     relative = _json(["pdf-tools"], cache)

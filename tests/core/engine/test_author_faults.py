@@ -3,10 +3,10 @@
 import asyncio
 
 import pytest
-from conftest import Name
 
 from skillkit_core import action, skill, terminal
 from skillkit_core.engine import Handshake, WorkflowEngine
+from tests.core.engine.skills import Name
 
 
 class Opaque:

@@ -3,12 +3,12 @@
 import asyncio
 
 import pytest
-from conftest import Flag, Name, linear
 from pydantic import BaseModel
 
 from skillkit_core import action, branch, skill, terminal
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
+from tests.core.engine.skills import Flag, Name, linear
 
 
 def engine(definition, **kwargs):

@@ -1,9 +1,8 @@
 """Observers see every lifecycle event; a failing observer never changes the run."""
 
-from conftest import linear
-
 from skillkit_core import skill, terminal
 from skillkit_core.testing import mock_model, run_skill
+from tests.core.engine.skills import linear
 
 
 def test_all_five_events_fire_in_order_with_their_fields() -> None:

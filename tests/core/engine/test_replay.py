@@ -1,12 +1,12 @@
 """Replay rebuilds the same state from a history without running actions or observers."""
 
 import pytest
-from conftest import linear
 from pydantic import BaseModel
 
 from skillkit_core import action, skill, terminal
 from skillkit_core.engine import WorkflowEngine
 from skillkit_core.errors import HistoryError
+from tests.core.engine.skills import linear
 
 
 async def test_replay_then_advance_continues_where_the_run_was() -> None:

@@ -1,4 +1,4 @@
-"""Small skills shared by the engine tests."""
+"""Small skills shared by the engine tests (a module, not a conftest: imported by name)."""
 
 from pydantic import BaseModel
 

@@ -95,10 +95,11 @@ class Schema:
 
         try:
             value = self.adapter.validate_json(text, strict=True, extra=extra)
-        except ValidationError:
+        except ValidationError as error:
             # JSON Schema counts 3.0 as an integer (JavaScript cannot tell them apart):
-            # only then are whole numbers read as integers, so 1.0 stays a float elsewhere.
-            whole = _as_json(_whole_numbers(data))
+            # only a whole number an error is about is read as an integer, so 1.0 stays a
+            # float elsewhere.
+            whole = _as_json(_whole_numbers_at(data, error.errors(include_url=False)))
             if whole is None or whole == text:
                 raise
             try:
@@ -146,12 +147,12 @@ class Schema:
         own (by default, undeclared keys are dropped); the JSON Schema says which
         (cached)."""
         if self._closed is None:
-            from skillkit_core.schema_core import closed_json_schema, lets_extra_keys_in
+            from skillkit_core.schema_core import agent_json_schema, lets_extra_keys_in
 
             core_schema = self.adapter.core_schema
             opened = lets_extra_keys_in(core_schema)
             if opened is None:  # only the JSON Schema can tell
-                schema, opened = closed_json_schema(core_schema)
+                schema, opened = agent_json_schema(core_schema, closed=True)
                 if not opened:
                     self._json_schema = schema
             self._closed = not opened
@@ -165,12 +166,11 @@ class Schema:
         """The JSON Schema sent to the agent (cached): when the schema is :meth:`closed`,
         each object a model, TypedDict or dataclass describes says
         ``"additionalProperties": false``, as validation holds it to."""
-        if self._json_schema is None and not self.closed():
-            self._json_schema = self.adapter.json_schema()
-        elif self._json_schema is None:
-            from skillkit_core.schema_core import closed_json_schema
+        if self._json_schema is None:
+            from skillkit_core.schema_core import agent_json_schema
 
-            self._json_schema, _ = closed_json_schema(self.adapter.core_schema)
+            closed = self.closed()
+            self._json_schema, _ = agent_json_schema(self.adapter.core_schema, closed=closed)
         return self._json_schema
 
     @property
@@ -233,12 +233,26 @@ def _as_json(data: Any) -> str | None:
         return None
 
 
-def _whole_numbers(data: Any) -> Any:
-    """``data`` with each number with a zero fraction as an integer."""
-    if isinstance(data, float):
-        return int(data) if data.is_integer() else data
-    if isinstance(data, dict):
-        return {key: _whole_numbers(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_whole_numbers(value) for value in data]
+def _whole_numbers_at(data: Any, errors: list[dict[str, Any]]) -> Any:
+    """``data`` with each number with a zero fraction that one of ``errors`` is about
+    made an integer."""
+    from skillkit_core.schema_core import data_path
+
+    for error in errors:
+        path = data_path(tuple(error.get("loc", ())), data)
+        data = _with_whole_number(data, path)
     return data
+
+
+def _with_whole_number(data: Any, path: tuple[Any, ...]) -> Any:
+    """``data`` with the whole number at ``path`` an integer (copied along the path);
+    ``data`` itself when no whole number is there."""
+    if not path:
+        return int(data) if isinstance(data, float) and data.is_integer() else data
+    key, rest = path[0], path[1:]
+    inner = _with_whole_number(data[key], rest)
+    if inner is data[key]:
+        return data
+    copy = dict(data) if isinstance(data, dict) else list(data)
+    copy[key] = inner
+    return copy

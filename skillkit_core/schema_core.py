@@ -49,24 +49,32 @@ def _nodes(core_schema: Any) -> Any:
             stack.extend(node)
 
 
-def closed_json_schema(core_schema: Any) -> tuple[dict[str, Any], bool]:
-    """The JSON Schema of ``core_schema`` with ``"additionalProperties": false`` on each
-    object a model, TypedDict or dataclass describes, and whether one of them said
+def agent_json_schema(core_schema: Any, *, closed: bool) -> tuple[dict[str, Any], bool]:
+    """The JSON Schema of ``core_schema`` an agent is given: pydantic's, with a
+    dataclass's ``init=False`` fields left out (pydantic lists them, and refuses or drops
+    them as input), and when ``closed`` with ``"additionalProperties": false`` on each
+    object a model, TypedDict or dataclass describes; and whether one of them said
     otherwise itself (a ``json_schema_extra``), so that the schema is not closed after all."""
-    generator = _closed_objects()()
+    generator = _agent_schemas()(closed)
     return generator.generate(core_schema, mode="validation"), generator.opened
 
 
 @functools.cache
-def _closed_objects() -> type:
+def _agent_schemas() -> type:
     from pydantic.json_schema import GenerateJsonSchema
 
-    class ClosedObjects(GenerateJsonSchema):
-        """pydantic's JSON Schema generator, closing the objects of classes."""
+    class AgentSchemas(GenerateJsonSchema):
+        """pydantic's JSON Schema generator, as :func:`agent_json_schema` says."""
 
         opened = False
 
+        def __init__(self, closed: bool) -> None:
+            super().__init__()
+            self.closing = closed
+
         def _closed(self, json_schema: Any) -> Any:
+            if not self.closing:
+                return json_schema
             if isinstance(json_schema, dict) and json_schema.get("type") == "object":
                 json_schema.setdefault("additionalProperties", False)
                 self.opened = self.opened or json_schema["additionalProperties"] is not False
@@ -81,9 +89,19 @@ def _closed_objects() -> type:
             return self._closed(super().typed_dict_schema(schema))
 
         def dataclass_schema(self, schema: Any) -> Any:
-            return self._closed(super().dataclass_schema(schema))
+            json_schema = super().dataclass_schema(schema)
+            fields = schema.get("schema", {}).get("fields", ())
+            hidden = {f["name"] for f in fields if f.get("init") is False}
+            if hidden and isinstance(json_schema, dict):
+                properties = json_schema.get("properties", {})
+                for name in hidden:
+                    properties.pop(name, None)
+                if "required" in json_schema:
+                    required = json_schema["required"]
+                    json_schema["required"] = [name for name in required if name not in hidden]
+            return self._closed(json_schema)
 
-    return ClosedObjects
+    return AgentSchemas
 
 
 def json_kind_checker(core_schema: Any) -> Any | None:
@@ -127,15 +145,15 @@ def kind_errors(checker: Any, text: str, data: Any, extra: str | None) -> list[d
     else:
         return []
     return [
-        {**item, "loc": _data_location(item["loc"], data)}
+        {**item, "loc": data_path(item["loc"], data)}
         for item in found
         if item["type"] == _KIND_ERROR
     ]
 
 
-def _data_location(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
-    """``loc`` without the parts that name no key or index of ``data`` (a union's member
-    tags, such as ``function-wrap[…]``)."""
+def data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
+    """An error's ``loc`` without the parts that name no key or index of ``data`` (a
+    union's member tags, such as ``int`` or ``function-wrap[…]``)."""
     kept = []
     for part in loc:
         in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)

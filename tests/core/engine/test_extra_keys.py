@@ -10,12 +10,12 @@ keys with their own ``extra`` setting. The JSON Schema the agent is given says w
 import dataclasses
 
 import pytest
-from conftest import one_answer, started
 from pydantic import BaseModel, ConfigDict, RootModel
 from typing_extensions import TypedDict
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
+from tests.core.engine.skills import one_answer, started
 
 
 class Verdict(BaseModel):
@@ -161,3 +161,22 @@ async def test_a_schema_extra_that_opens_the_object_keeps_undeclared_keys() -> N
     assert (await engine.start()).to_wire()["schema"]["additionalProperties"] is True
     wire = (await engine.advance("check", {"safe": True, "note": "n"})).to_wire()
     assert wire["step"] == "end", wire
+
+
+@dataclasses.dataclass
+class Tally:
+    seen: int
+    total: int = dataclasses.field(init=False, default=0)
+
+
+class WithTally(BaseModel):
+    tally: Tally
+
+
+async def test_a_dataclass_field_no_answer_can_set_is_not_in_the_schema() -> None:
+    # pydantic lists an init=False field as a property, then refuses it as input.
+    engine = WorkflowEngine(_skill(WithTally), Handshake(host="generic"), {"target": "t"})
+    schema = (await engine.start()).to_wire()["schema"]
+    assert schema["$defs"]["Tally"]["properties"] == {"seen": {"title": "Seen", "type": "integer"}}
+    wire = (await engine.advance("check", {"tally": {"seen": 1, "total": 2}})).to_wire()
+    assert wire["message"] == "tally.total: not a field of the schema; leave it out"

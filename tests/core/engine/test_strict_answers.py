@@ -13,11 +13,11 @@ import enum
 from typing import Any, Literal
 
 import pytest
-from conftest import one_answer, started
 from pydantic import BaseModel
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
+from tests.core.engine.skills import one_answer, started
 
 
 class Colour(enum.Enum):
@@ -143,3 +143,21 @@ async def test_literals_and_enums_take_their_own_kind() -> None:
     wire = (await engine.advance("gate", answer)).to_wire()
     assert wire["step"] == "end", wire
     assert wire["completed"]["response"] == {**answer, "votes": 3}
+
+
+class Counted(BaseModel):
+    count: int
+    value: Any
+    ratio: int | float = 0
+
+
+async def test_only_the_whole_number_an_error_is_about_becomes_an_integer() -> None:
+    # 3.0 is read as 3 for the integer field alone: 1.0 stays a float where any value
+    # (or a float) is taken, whatever else the answer holds.
+    engine = await _started(Counted)
+    answer = {"count": 3.0, "value": 1.0, "ratio": 2.0}
+    wire = (await engine.advance("gate", answer)).to_wire()
+    response = wire["completed"]["response"]
+    assert response == {"count": 3, "value": 1.0, "ratio": 2.0}
+    assert isinstance(response["count"], int)
+    assert isinstance(response["value"], float) and isinstance(response["ratio"], float)

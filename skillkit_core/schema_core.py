@@ -50,9 +50,11 @@ def _nodes(core_schema: Any) -> Any:
 
 
 def agent_json_schema(core_schema: Any, *, closed: bool) -> tuple[dict[str, Any], bool]:
-    """The JSON Schema of ``core_schema`` an agent is given: pydantic's, with a
-    dataclass's ``init=False`` fields left out (pydantic lists them, and refuses or drops
-    them as input), and when ``closed`` with ``"additionalProperties": false`` on each
+    """The JSON Schema of ``core_schema`` an agent is given: pydantic's, saying three
+    things pydantic's validation holds an answer to and its schema leaves out (a
+    discriminated union's tag is required even where each member gives it a default; a
+    ``dict[int, …]`` takes integer keys; a dataclass's ``init=False`` field is no input),
+    and when ``closed`` with ``"additionalProperties": false`` on each
     object a model, TypedDict or dataclass describes; and whether one of them said
     otherwise itself (a ``json_schema_extra``), so that the schema is not closed after all."""
     generator = _agent_schemas()(closed)
@@ -87,6 +89,21 @@ def _agent_schemas() -> type:
 
         def typed_dict_schema(self, schema: Any) -> Any:
             return self._closed(super().typed_dict_schema(schema))
+
+        def tagged_union_schema(self, schema: Any) -> Any:
+            json_schema = super().tagged_union_schema(schema)
+            discriminator = json_schema.get("discriminator")
+            tag = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
+            if isinstance(tag, str) and tag not in json_schema.setdefault("required", []):
+                json_schema["required"].append(tag)
+            return json_schema
+
+        def dict_schema(self, schema: Any) -> Any:
+            json_schema = super().dict_schema(schema)
+            keys = schema.get("keys_schema") or {}
+            if keys.get("type") == "int" and len(keys) == 1:
+                json_schema.setdefault("propertyNames", {"pattern": "^-?(0|[1-9][0-9]*)$"})
+            return json_schema
 
         def dataclass_schema(self, schema: Any) -> Any:
             json_schema = super().dataclass_schema(schema)

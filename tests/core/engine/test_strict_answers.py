@@ -10,10 +10,10 @@ tuple, an enum's value) are accepted as before.
 
 import datetime
 import enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
@@ -161,3 +161,32 @@ async def test_only_the_whole_number_an_error_is_about_becomes_an_integer() -> N
     assert response == {"count": 3, "value": 1.0, "ratio": 2.0}
     assert isinstance(response["count"], int)
     assert isinstance(response["value"], float) and isinstance(response["ratio"], float)
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"] = "cat"
+    lives: int
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"] = "dog"
+    good: bool
+
+
+class Pets(BaseModel):
+    pet: Annotated[Cat | Dog, Field(discriminator="kind")]
+    by_port: dict[int, str] = {}
+
+
+async def test_the_schema_says_what_validation_requires_beyond_pydantics_schema() -> None:
+    # pydantic's own schema leaves the tag of a discriminated union optional when each
+    # member defaults it (validation then fails without it), and says nothing of the keys
+    # of a dict[int, ...].
+    engine = WorkflowEngine(_skill(Pets), Handshake(host="generic"), {"retries": 1})
+    schema = (await engine.start()).to_wire()["schema"]
+    assert schema["properties"]["pet"]["required"] == ["kind"]
+    assert schema["properties"]["by_port"]["propertyNames"] == {"pattern": "^-?(0|[1-9][0-9]*)$"}
+    wire = (await engine.advance("gate", {"pet": {"lives": 9}})).to_wire()
+    assert wire["kind"] == "error" and "discriminator 'kind'" in wire["message"]
+    wire = (await engine.advance("gate", {"pet": {"kind": "cat", "lives": 9}})).to_wire()
+    assert wire["step"] == "end"

@@ -152,9 +152,13 @@ class Schema:
             core_schema = self.adapter.core_schema
             opened = lets_extra_keys_in(core_schema)
             if opened is None:  # only the JSON Schema can tell
-                schema, opened = agent_json_schema(core_schema, closed=True)
-                if not opened:
-                    self._json_schema = schema
+                try:
+                    schema, opened = agent_json_schema(core_schema, closed=True)
+                except Exception:  # a type without one (InstanceOf): keys stay refused
+                    opened = False
+                else:
+                    if not opened:
+                        self._json_schema = schema
             self._closed = not opened
         return self._closed
 

@@ -13,6 +13,19 @@ from typing import Any
 # Keys of a core schema node whose values are no schemas: the author's defaults,
 # pydantic's metadata (functions), the classes and their configs.
 _NOT_SCHEMAS = frozenset({"default", "metadata", "cls", "config", "serialization", "members"})
+# Keys whose value maps names the author chose (fields, a tagged union's tags) to nodes:
+# a field named "type" or "config" is no key of a node.
+_NAMED_NODES = frozenset({"fields", "choices"})
+
+
+def _children(node: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    """``(key, value, named)`` for each key of ``node`` that holds nodes: ``named`` when
+    the value maps names to nodes (:data:`_NAMED_NODES`)."""
+    return [
+        (key, value, key in _NAMED_NODES and isinstance(value, dict))
+        for key, value in node.items()
+        if key not in _NOT_SCHEMAS
+    ]
 
 
 def lets_extra_keys_in(core_schema: Any) -> bool | None:
@@ -44,7 +57,8 @@ def _nodes(core_schema: Any) -> Any:
         node = stack.pop()
         if isinstance(node, dict):
             yield node
-            stack.extend(value for key, value in node.items() if key not in _NOT_SCHEMAS)
+            for _, value, named in _children(node):
+                stack.extend(value.values() if named else [value])
         elif isinstance(node, list | tuple):
             stack.extend(node)
 
@@ -133,13 +147,11 @@ def json_kind_checker(core_schema: Any) -> Any | None:
     changed, so the check is a second validator of the answer's shape, with models,
     dataclasses and TypedDicts as plain fields and each such literal or enum guarded;
     only the guards' errors count (see :func:`kind_errors`)."""
-    shadow, guarded = _shadow(core_schema)
-    if not guarded:
-        return None
     from pydantic_core import SchemaValidator
 
     try:
-        return SchemaValidator(shadow)
+        shadow, guarded = _shadow(core_schema)
+        return SchemaValidator(shadow) if guarded else None
     except Exception:  # a core schema this module does not know how to take apart
         return None
 
@@ -195,7 +207,7 @@ def _shadow(node: Any) -> tuple[Any, bool]:
         return [item for item, _ in items], any(guarded for _, guarded in items)
     if not isinstance(node, dict):
         return node, False
-    kind = node.get("type")
+    kind = node.get("type") if isinstance(node.get("type"), str) else None
     if kind in _CLASS_NODES or kind in _AFTER_NODES:
         inner, guarded = _shadow(node["schema"])
         return _with_ref(inner, node), guarded
@@ -207,8 +219,12 @@ def _shadow(node: Any) -> tuple[Any, bool]:
         key: value for key, value in node.items() if not (kind == "typed-dict" and key == "cls")
     }
     guarded = False
-    for key, value in node.items():
-        if key not in _NOT_SCHEMAS:
+    for key, value, named in _children(node):
+        if named:
+            shadows = {name: _shadow(item) for name, item in value.items()}
+            copy[key] = {name: shadow for name, (shadow, _) in shadows.items()}
+            guarded = guarded or any(inside for _, inside in shadows.values())
+        else:
             copy[key], inside = _shadow(value)
             guarded = guarded or inside
     expected = _expected_values(node)

@@ -190,3 +190,27 @@ async def test_the_schema_says_what_validation_requires_beyond_pydantics_schema(
     assert wire["kind"] == "error" and "discriminator 'kind'" in wire["message"]
     wire = (await engine.advance("gate", {"pet": {"kind": "cat", "lives": 9}})).to_wire()
     assert wire["step"] == "end"
+
+
+class Named(BaseModel):
+    # Field names that are also keys of pydantic's core schema nodes.
+    type: str
+    config: Literal[1, 2]
+    default: Literal[True] = True
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"type": "x", "config": True}, "config: Input should be 1 or 2"),
+        ({"type": "x", "config": 1, "default": 1}, "default: Input should be True"),
+    ],
+)
+async def test_fields_named_like_schema_keys_are_checked_like_any(
+    answer: dict, message: str
+) -> None:
+    engine = await _started(Named)
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert (wire["kind"], wire["error"], wire["message"]) == ("error", "validation", message)
+    wire = (await engine.advance("gate", {"type": "x", "config": 2})).to_wire()
+    assert wire["step"] == "end", wire

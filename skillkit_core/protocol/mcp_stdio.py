@@ -12,10 +12,10 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
   ``"id"`` member, found by a linear scan that does not build the value), so a client
   waiting on that request gets its error; otherwise ``id`` is null. Blank lines are not
   messages and get no answer.
-- A request whose ``id`` is neither a string nor an integer (``null``, ``1.5``, ``true``)
-  passes the transport as a notification, which gets no answer either. One whose method
-  the server answers as a request is answered ``-32600`` with a null ``id`` (JSON-RPC 2.0,
-  section 5: the id of an invalid request that cannot be read is null).
+- A request whose ``id`` is neither a string nor an integer (``null``, ``1.5``, ``true``),
+  or that has none, passes the transport as a notification, which gets no answer. One
+  whose method the server answers as a request (``initialize`` included) is answered
+  ``-32600`` with a null ``id`` (see :meth:`AnsweringReadStream._without_id`).
 - A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
   connection, not an error to print; a stdout that fails otherwise (a full disk) ends it
   with that error itself, not the task group's wrapping of it.
@@ -108,16 +108,23 @@ class AnsweringReadStream:
                 await self._write_stream.send(SessionMessage(reply))
 
     def _without_id(self, message: Any) -> types.JSONRPCError | None:
-        """The error answering a request that came as a notification (its ``id`` was not
-        a string or an integer, or missing); ``None`` for any other message."""
+        """The error answering a request that came as a notification; ``None`` for any
+        other message.
+
+        The transport cannot say whether the line had an ``id`` that was no string or
+        integer, or none at all. Either way it is no MCP message: MCP requests carry a
+        string or integer id (never null), notifications none, and a request's method
+        is never a notification's. So it is answered, with a null id (JSON-RPC 2.0,
+        section 5: the id of an invalid request that cannot be read)."""
         if not isinstance(message, types.JSONRPCNotification):
             return None
-        if self._request_handler(message.method) is None:
+        # initialize is answered by the SDK's session itself, not by a handler.
+        if message.method != "initialize" and self._request_handler(message.method) is None:
             return None
         return _error(
             types.INVALID_REQUEST,
-            f"Invalid request: {message.method!r} is a request, and its id must be a string "
-            "or an integer (it was missing, null, a fraction, a boolean, an object or a list)",
+            f"Invalid request: {message.method!r} is a request, which needs an id that is "
+            "a string or an integer",
             None,
         )
 

@@ -82,6 +82,20 @@ def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request(
     assert_still_serving(server, 6)
 
 
+def test_an_initialize_whose_id_is_no_string_or_integer_is_an_invalid_request(
+    tmp_path: Path,
+) -> None:
+    # The first request of every client: the SDK's session answers it, not a handler.
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", DEPLOY_CHECK, "mcp"]
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as raw:
+        params = json.dumps(INITIALIZE_PARAMS)
+        raw.send_line(f'{{"jsonrpc":"2.0","id":null,"method":"initialize","params":{params}}}')
+        answer = raw.receive()
+        assert (answer["id"], answer["error"]["code"]) == (None, INVALID_REQUEST), answer
+        raw.initialize()  # a proper one still works
+
+
 def test_a_notification_gets_no_answer(server: RawServer) -> None:
     server.send_line('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}')
     server.send_line('{"jsonrpc":"2.0","method":"no/such/thing"}')

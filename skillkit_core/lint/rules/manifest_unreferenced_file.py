@@ -3,12 +3,14 @@ leads to.
 
 An agent reads SKILL.md and then only what it is pointed to: a reference file that nothing
 links or names is never read (agnix reports the same, AS-023). A file counts as named
-when SKILL.md, or a markdown file reached from it through links and path mentions, links
-it, mentions its path (a glob or a folder included: ``references/*.md``,
-``references/api``), names its file name, or mentions the ``references/`` folder itself
-(the agent then lists it). Files two hops away are reference-depth's to report, not this
-rule's. In a plugin (:mod:`skillkit_core.manifest.plugins`), the instruction files at its
-root that hosts load whole count too (obra/superpowers' ``GEMINI.md`` includes a
+when SKILL.md (its frontmatter too), a markdown file reached from it through links and
+path mentions, or a script of the skill links it, mentions its path (a glob or a folder
+included: ``references/*.md``, ``references/api``), names its file name (unless that name
+is a common one, such as README.md, which may be any project's), or mentions the
+``references/`` folder itself (the agent then lists it). Hidden files (``.gitkeep``) are
+not references. Files two hops away are reference-depth's to report, not this rule's. In
+a Gemini CLI extension (:mod:`skillkit_core.manifest.plugins`), the context file that
+Gemini loads into every session counts too (obra/superpowers' ``GEMINI.md`` includes a
 reference of one of its skills)."""
 
 from __future__ import annotations
@@ -28,8 +30,14 @@ from skillkit_core.manifest.markdown import MarkdownScan
 from skillkit_core.manifest.plugins import plugin_root
 
 FOLDER = "references/"
-# The folder named as a whole ("see references/", "`references/`"), not a path in it.
-_WHOLE_FOLDER = re.compile(r"(?<![\w.\-/])references/?(?![\w.\-*{/])")
+# The folder named as a whole ("see references/", "`references/`"), not a path in it
+# (nor the word "references").
+_WHOLE_FOLDER = re.compile(r"(?<![\w.\-/])references/(?![\w.\-*{/])")
+# A path under references/ in a script's text (scripts name files without markdown).
+_SCRIPT_MENTION = re.compile(r"references/[\w.\-/*]+")
+# File names too common to mean this skill's file when named alone.
+_COMMON_NAMES = frozenset({"readme.md", "index.md", "license", "license.md", "changelog.md"})
+_EXTENSION_MANIFEST = "gemini-extension.json"
 _MAX_MARKDOWN_BYTES = 512 * 1024
 _MAX_FILES_READ = 200
 
@@ -59,36 +67,67 @@ def _covers(named: str, relative: str) -> bool:
 
 
 def _braces(pattern: str) -> list[str]:
-    """``a.{sh,ps1}`` as ``a.sh`` and ``a.ps1`` (one brace list; fnmatch has none)."""
+    """``a.{sh,ps1}`` as ``a.sh`` and ``a.ps1``, each brace list in turn (fnmatch has
+    none); at most 64 patterns."""
     match = re.search(r"\{([^{}]*)\}", pattern)
     if match is None:
         return [pattern]
     head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [head + choice + tail for choice in match.group(1).split(",")]
+    expanded = [head + choice + tail for choice in match.group(1).split(",")][:64]
+    return [whole for part in expanded for whole in _braces(part)][:64]
 
 
-# Files at a plugin's root that hosts load into every session: Gemini CLI an extension's
-# context file (GEMINI.md unless gemini-extension.json names another), others their
-# instruction files.
-_PLUGIN_INSTRUCTIONS = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
+def _extension_context(folder: SkillFolder) -> list[str]:
+    """The texts of the context files of the Gemini CLI extension the skill is part of:
+    ``contextFileName`` of its ``gemini-extension.json`` (a name or a list), else
+    ``GEMINI.md``, which Gemini CLI loads into every session. (Claude Code, Codex and
+    Cursor plugins have no such file: a CLAUDE.md or AGENTS.md there is the repository's.)"""
+    import json
 
-
-def _plugin_instructions(folder: SkillFolder) -> list[str]:
-    """The texts of the instruction files at the root of the skill's plugin, if any."""
     root = plugin_root(folder.root_text, folder.outside_exists)
     if root is None:
         return []
-    texts = (folder.outside_text(os.path.join(root, name)) for name in _PLUGIN_INSTRUCTIONS)
-    return [text for text in texts if text is not None]
+    manifest = folder.outside_text(os.path.join(root, _EXTENSION_MANIFEST))
+    if manifest is None:
+        return []
+    try:
+        names = json.loads(manifest).get("contextFileName", "GEMINI.md")
+    except (ValueError, AttributeError):
+        names = "GEMINI.md"
+    names = [names] if isinstance(names, str) else names
+    if not isinstance(names, list):
+        return []
+    texts = []
+    for name in names[:8]:
+        if isinstance(name, str) and "/" not in name and name not in ("", ".", ".."):
+            text = folder.outside_text(os.path.join(root, name))
+            if text is not None:
+                texts.append(text)
+    return texts
+
+
+def _script_texts(folder: SkillFolder) -> list[str]:
+    """The texts of the skill's scripts (a script SKILL.md runs may read a reference)."""
+    texts = []
+    for file in folder.files:
+        if file.relative.startswith("scripts/") and file.size <= _MAX_MARKDOWN_BYTES:
+            text = folder.read_text(file)
+            if text is not None:
+                texts.append(text)
+    return texts[:_MAX_FILES_READ]
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    candidates = [f for f in folder.files if f.relative.startswith(FOLDER)]
+    candidates = [
+        f
+        for f in folder.files
+        if f.relative.startswith(FOLDER) and not posixpath.basename(f.relative).startswith(".")
+    ]
     if not candidates:
         return
-    texts = [folder.parsed.body]
+    texts = [folder.parsed.text]
     named = set(_named(folder.body_scan, "", folder))
     by_path = {f.relative: f for f in folder.files}
     # Markdown files reached from SKILL.md, breadth-first: what they name counts too.
@@ -109,14 +148,20 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             if found in by_path and found.lower().endswith(".md") and found not in seen:
                 seen.add(found)
                 queue.append(found)
+    scripts = _script_texts(folder)
     if any(_WHOLE_FOLDER.search(text) for text in texts):
         return
-    # A plugin's instructions name files by name (their "references/" is any skill's).
-    texts += _plugin_instructions(folder)
-    words = set(re.findall(r"[\w.\-]+", "\n".join(texts)))
+    named.update(m for text in scripts for m in _SCRIPT_MENTION.findall(text))
+    # An extension's context file names files by name (its "references/" is any skill's).
+    texts += scripts + _extension_context(folder)
+    # Words as file names are written in prose: "see details.md." ends no name in a dot.
+    words = {word.rstrip(".") for word in re.findall(r"[\w.\-]+", "\n".join(texts))}
     for file in candidates:
         relative = file.relative
-        if posixpath.basename(relative) in words or any(_covers(n, relative) for n in named):
+        name = posixpath.basename(relative)
+        if name.lower() not in _COMMON_NAMES and name in words:
+            continue
+        if any(_covers(n, relative) for n in named):
             continue
         yield RULE.diagnostic(
             f"{relative} is in the skill, but neither SKILL.md nor a file it leads to names "

@@ -509,6 +509,33 @@ CASES = [
     ),
     Case(
         "unreferenced-file",
+        False,
+        # The word "references" is no folder, a README.md may be any project's, and a
+        # hidden file is no reference.
+        {
+            "SKILL.md": body("Cite your references; read the README.md of the repository.\n"),
+            "references/README.md": "# Index\n",
+            "references/.gitkeep": "",
+        },
+        [("unreferenced-file", "warning", None, "README.md")],
+    ),
+    Case(
+        "unreferenced-file",
+        True,
+        # Named in the frontmatter, or read by a script SKILL.md runs.
+        {
+            "SKILL.md": skill_md(
+                extra="metadata:\n  guide: references/guide.md.\n",
+                body="Run `python3 scripts/report.py`.\n",
+            ),
+            "references/guide.md": "# Guide\n",
+            "references/template.html": "<p></p>\n",
+            "scripts/report.py": "#!/usr/bin/env python3\nopen('references/template.html')\n",
+        },
+        [],
+    ),
+    Case(
+        "unreferenced-file",
         True,
         # The folder as a whole: the agent lists it.
         {
@@ -986,15 +1013,21 @@ def test_a_link_to_another_part_of_the_skills_plugin_is_only_noted(
     ]
 
 
-def test_a_reference_the_plugins_instructions_name_is_referenced(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("manifest", "context"),
+    [("{}\n", "GEMINI.md"), ('{"contextFileName": "CONTEXT.md"}\n', "CONTEXT.md")],
+)
+def test_a_reference_the_extensions_context_file_names_is_referenced(
+    tmp_path: Path, manifest: str, context: str
+) -> None:
     # obra/superpowers' GEMINI.md includes a reference of one of its skills: Gemini CLI
-    # loads the extension's context file into every session. A generic "references/" there
-    # names no file of this skill.
+    # loads the extension's context file into every session. An AGENTS.md at the root is
+    # the repository's, read by nobody who installs the extension.
     plugin = tmp_path / "plugin"
     plugin.mkdir()
-    (plugin / "gemini-extension.json").write_text("{}\n")
-    (plugin / "GEMINI.md").write_text("@./skills/pdf-tools/references/gemini-tools.md\n")
-    (plugin / "AGENTS.md").write_text("Keep detail in references/ files.\n")
+    (plugin / "gemini-extension.json").write_text(manifest)
+    (plugin / context).write_text("@./skills/pdf-tools/references/gemini-tools.md\n")
+    (plugin / "AGENTS.md").write_text("Keep detail in references/ files: orm.md.\n")
     files = {
         "SKILL.md": body("Read [the guide](references/guide.md).\n"),
         "references/guide.md": "# Guide\n",

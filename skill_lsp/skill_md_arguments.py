@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from lsprotocol import types
 
@@ -146,7 +147,7 @@ def argument_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
         body = (
             f"Claude Code replaces it with {_position_text(found.index, declared)} typed "
             f"after {invoked}: arguments are split at spaces, quotes keep words together; "
-            f"empty when fewer are given. The same as {others}."
+            f"{_when_not_given(found)} The same as {others}."
         )
         if found.kind == INDEX and declared and found.index >= len(declared):
             body += f" `arguments` declares only {len(declared)}."
@@ -160,3 +161,15 @@ def argument_hover(snapshot: Snapshot, line: int, column: int) -> str | None:
             "reads it (`argument-in-code`).*"
         )
     return "\n\n".join(parts)
+
+
+def _when_not_given(found: Any) -> str:
+    """What Claude Code leaves of a placeholder whose argument was not given: a declared
+    name becomes empty; an index stays as written in recent versions (2.1.251 and later,
+    per the reports cited in :mod:`skillkit_core.manifest.arguments`; older ones emptied
+    it)."""
+    from skillkit_core.manifest.arguments import NAME
+
+    if found.kind == NAME:
+        return "Empty when fewer are given."
+    return "Left as written when fewer are given (empty in older versions)."

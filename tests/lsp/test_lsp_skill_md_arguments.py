@@ -91,12 +91,14 @@ async def test_hovers_say_what_claude_code_substitutes(client: LanguageClient) -
         "typed after `/pdf-tools`" in zero
     )
     assert "The same as `$ARGUMENTS[0]`, `$file`." in zero
+    assert "Left as written when fewer are given (empty in older versions)." in zero
     second = await _hover(client, uri, text, "$ARGUMENTS[1]", 11)
     assert "the 2nd argument (index 1; `arguments` names it `pages`)" in second
     assert "The same as `$1`, `$pages`." in second
     named = await _hover(client, uri, text, "$file", 3)
     assert "the 1st argument (index 0; `arguments` names it `file`)" in named
     assert "The same as `$0`, `$ARGUMENTS[0]`." in named
+    assert "Empty when fewer are given." in named
     whole = await _hover(client, uri, text, "$ARGUMENTS.", 4)
     assert "the whole argument string typed after `/pdf-tools`, as typed" in whole
     assert "`ARGUMENTS: <value>` appended" in whole

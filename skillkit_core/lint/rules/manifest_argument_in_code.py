@@ -112,6 +112,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         for offset, (line, text) in enumerate(zip(block[1:], texts, strict=True)):
             if "$" not in text:
                 continue
+            yield from _escapes_lost(folder, line, text)
             own_program = bool(_OWN_PROGRAM.search(text))
             for found in placeholders(text, names):
                 if found.kind == NAME:
@@ -137,6 +138,43 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
                 )
                 digits = None if is_whole else found.written.strip("$ARGUMENTS[]")
                 yield _diagnostic(folder, line, text, found, becomes, digits)
+
+
+# A placeholder behind Claude Code's escape (one backslash).
+_ESCAPED = re.compile(r"(?<!\\)\\\$(?:\d+(?!\w)|ARGUMENTS\b)")
+
+
+def _escapes_lost(folder: SkillFolder, line: int, text: str) -> Iterator[LintDiagnostic]:
+    """An escaped placeholder inside double quotes: Claude Code drops the backslash (its
+    escape), which the shell needed there, so the shell expands what the agent runs."""
+    if "\\$" not in text or '"' not in text:
+        return
+    for match in _ESCAPED.finditer(text):
+        if _unescaped_quotes(text[: match.start()]) % 2 == 0:
+            continue  # outside double quotes: the escape is Claude Code's, as meant
+        written = match.group(0)
+        yield RULE.diagnostic(
+            f"Claude Code takes '{written}' as its escape and gives the agent "
+            f"'{written[1:]}': inside these double quotes the shell needed that backslash, "
+            f"and now expands '{written[1:]}' itself; single-quote that part of the command",
+            range=SourceRange(line, match.start(), line, match.end()),
+            file=folder.skill_md,
+        )
+
+
+def _unescaped_quotes(text: str) -> int:
+    """How many double quotes of ``text`` a shell reads as quotes (not in '…', not \\")."""
+    count, single, escaped = 0, False, False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\" and not single:
+            escaped = True
+        elif char == "'" and count % 2 == 0:
+            single = not single
+        elif char == '"' and not single:
+            count += 1
+    return count
 
 
 def _diagnostic(

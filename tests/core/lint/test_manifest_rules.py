@@ -361,6 +361,13 @@ CASES = [
     ),
     Case(
         "argument-in-code",
+        False,
+        # In double quotes the backslash was the shell's: Claude Code drops it all the same.
+        {"SKILL.md": body('```bash\nbash -c "echo first: \\$1" _ hello\n```\n')},
+        [("argument-in-code", "warning", 6, "SKILL.md")],
+    ),
+    Case(
+        "argument-in-code",
         True,
         # Claude Code's escape: a backslash keeps the placeholder as written.
         {"SKILL.md": body("```bash\nawk '{print \\$1}' table.txt\n```\n")},

@@ -194,9 +194,10 @@ def data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
 
 # Nodes whose validator comes with a class: the shadow keeps their inner schema.
 _CLASS_NODES = frozenset({"model", "dataclass"})
-# Validators of the author's that take a validated value (a model instance in the real
-# validation, a plain one in the shadow): the shadow keeps their inner schema.
-_AFTER_NODES = frozenset({"function-after", "function-wrap"})
+# The author's validators around a schema: the shadow keeps the inner schema alone (an
+# after or wrap validator would get a plain value where it expects an instance, and none
+# of the author's code runs twice for one answer).
+_AUTHOR_FUNCTIONS = frozenset({"function-before", "function-after", "function-wrap"})
 
 
 def _shadow(node: Any) -> tuple[Any, bool]:
@@ -208,7 +209,7 @@ def _shadow(node: Any) -> tuple[Any, bool]:
     if not isinstance(node, dict):
         return node, False
     kind = node.get("type") if isinstance(node.get("type"), str) else None
-    if kind in _CLASS_NODES or kind in _AFTER_NODES:
+    if kind in _CLASS_NODES or kind in _AUTHOR_FUNCTIONS:
         inner, guarded = _shadow(node["schema"])
         return _with_ref(inner, node), guarded
     if kind == "function-plain":

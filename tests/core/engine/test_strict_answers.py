@@ -10,10 +10,10 @@ tuple, an enum's value) are accepted as before.
 
 import datetime
 import enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
@@ -214,3 +214,25 @@ async def test_fields_named_like_schema_keys_are_checked_like_any(
     assert (wire["kind"], wire["error"], wire["message"]) == ("error", "validation", message)
     wire = (await engine.advance("gate", {"type": "x", "config": 2})).to_wire()
     assert wire["step"] == "end", wire
+
+
+class Tagged(BaseModel):
+    level: Literal[1, 2]
+    tags: list[str] = []
+    calls: ClassVar[list[object]] = []
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def split(cls, value: object) -> object:
+        cls.calls.append(value)
+        return value.split(",") if isinstance(value, str) else value
+
+
+async def test_the_authors_validators_run_once_per_answer() -> None:
+    # The check of literals' kinds validates the answer's shape a second time, without
+    # the author's validators.
+    Tagged.calls.clear()
+    engine = await _started(Tagged)
+    wire = (await engine.advance("gate", {"level": 2, "tags": "a,b"})).to_wire()
+    assert wire["completed"]["response"] == {"level": 2, "tags": ["a", "b"]}
+    assert Tagged.calls == ["a,b"]

@@ -117,18 +117,65 @@ def _script_texts(folder: SkillFolder) -> list[str]:
     return texts[:_MAX_FILES_READ]
 
 
+class _Unnamed:
+    """The candidate files nothing has named yet, crossed off as texts are read: most
+    skills name every reference in SKILL.md, so most checks read nothing more."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.whole_folder = False
+
+    def cross_off(self, named: set[str], text: str | None = None) -> bool:
+        """Cross off what ``named`` covers and, in ``text``, what is named by file name
+        or by naming the folder; True when nothing is left."""
+        if text is not None and "references/" in text and _WHOLE_FOLDER.search(text):
+            self.whole_folder = True
+        self.files = [
+            f
+            for f in self.files
+            if not any(_covers(n, f) for n in named) and not _named_in(f, text)
+        ]
+        return self.whole_folder or not self.files
+
+
+def _named_in(relative: str, text: str | None) -> bool:
+    """Whether ``text`` names the file by its name (a word of its own; "see a.md." too),
+    unless that name is a common one (:data:`_COMMON_NAMES`)."""
+    name = posixpath.basename(relative)
+    if text is None or name.lower() in _COMMON_NAMES:
+        return False
+    # A search per name, not a pattern: patterns are kept between runs (pattern_cache),
+    # and file names would crowd it.
+    start = text.find(name)
+    while start != -1:
+        before = text[start - 1] if start else " "
+        after = text[start + len(name) :].removeprefix(".")  # "see a.md." ends a sentence
+        if not _name_char(before) and before != "." and not _name_char(after[:1]):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+def _name_char(char: str) -> bool:
+    """Whether ``char`` may stand in a file name beside a dot (a letter, digit, _ or -)."""
+    return char.isalnum() or char in ("_", "-")
+
+
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
-    candidates = [
-        f
-        for f in folder.files
-        if f.relative.startswith(FOLDER) and not posixpath.basename(f.relative).startswith(".")
-    ]
-    if not candidates:
+    unnamed = _Unnamed(
+        [
+            f.relative
+            for f in folder.files
+            if f.relative.startswith(FOLDER) and not posixpath.basename(f.relative).startswith(".")
+        ]
+    )
+    if not unnamed.files:
         return
-    texts = [folder.parsed.text]
     named = set(_named(folder.body_scan, "", folder))
+    if unnamed.cross_off(named, folder.parsed.text):
+        return
     by_path = {f.relative: f for f in folder.files}
     # Markdown files reached from SKILL.md, breadth-first: what they name counts too.
     queue = sorted(n for n in named if n in by_path and n.lower().endswith(".md"))
@@ -142,27 +189,20 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         text = folder.read_text(file)
         if scan is None or text is None:
             continue
-        texts.append(text)
-        for found in _named(scan, posixpath.dirname(relative), folder):
-            named.add(found)
-            if found in by_path and found.lower().endswith(".md") and found not in seen:
-                seen.add(found)
-                queue.append(found)
-    scripts = _script_texts(folder)
-    if any(_WHOLE_FOLDER.search(text) for text in texts):
-        return
-    named.update(m for text in scripts for m in _SCRIPT_MENTION.findall(text))
+        found = set(_named(scan, posixpath.dirname(relative), folder))
+        if unnamed.cross_off(found, text):
+            return
+        for more in sorted(found - seen):
+            if more in by_path and more.lower().endswith(".md"):
+                seen.add(more)
+                queue.append(more)
+    for text in _script_texts(folder):
+        if unnamed.cross_off(set(_SCRIPT_MENTION.findall(text)), text):
+            return
     # An extension's context file names files by name (its "references/" is any skill's).
-    texts += scripts + _extension_context(folder)
-    # Words as file names are written in prose: "see details.md." ends no name in a dot.
-    words = {word.rstrip(".") for word in re.findall(r"[\w.\-]+", "\n".join(texts))}
-    for file in candidates:
-        relative = file.relative
-        name = posixpath.basename(relative)
-        if name.lower() not in _COMMON_NAMES and name in words:
-            continue
-        if any(_covers(n, relative) for n in named):
-            continue
+    for text in _extension_context(folder):
+        unnamed.files = [f for f in unnamed.files if not _named_in(f, text)]
+    for relative in unnamed.files:
         yield RULE.diagnostic(
             f"{relative} is in the skill, but neither SKILL.md nor a file it leads to names "
             "it, so an agent never reads it; link it from SKILL.md, saying when to read it, "

@@ -121,21 +121,24 @@ class _Unnamed:
     """The candidate files nothing has named yet, crossed off as texts are read: most
     skills name every reference in SKILL.md, so most checks read nothing more."""
 
-    def __init__(self, files: list[str]) -> None:
+    def __init__(self, files: list[str], all_files: set[str]) -> None:
         self.files = files
-        self.whole_folder = False
+        self.all_files = all_files
 
     def cross_off(self, named: set[str], text: str | None = None) -> bool:
         """Cross off what ``named`` covers and, in ``text``, what is named by file name
         or by naming the folder; True when nothing is left."""
         if text is not None and "references/" in text and _WHOLE_FOLDER.search(text):
-            self.whole_folder = True
+            return True  # the folder as a whole: the agent lists it
+        # Most names are files themselves: a set lookup; only the rest (folders, globs)
+        # are matched against each file.
+        wider = [n for n in named if n.startswith(FOLDER) and n not in self.all_files]
         self.files = [
             f
             for f in self.files
-            if not any(_covers(n, f) for n in named) and not _named_in(f, text)
+            if f not in named and not any(_covers(n, f) for n in wider) and not _named_in(f, text)
         ]
-        return self.whole_folder or not self.files
+        return not self.files
 
 
 def _named_in(relative: str, text: str | None) -> bool:
@@ -164,19 +167,20 @@ def _name_char(char: str) -> bool:
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
+    by_path = {f.relative: f for f in folder.files}
     unnamed = _Unnamed(
         [
-            f.relative
-            for f in folder.files
-            if f.relative.startswith(FOLDER) and not posixpath.basename(f.relative).startswith(".")
-        ]
+            relative
+            for relative in by_path
+            if relative.startswith(FOLDER) and not posixpath.basename(relative).startswith(".")
+        ],
+        set(by_path),
     )
     if not unnamed.files:
         return
     named = set(_named(folder.body_scan, "", folder))
     if unnamed.cross_off(named, folder.parsed.text):
         return
-    by_path = {f.relative: f for f in folder.files}
     # Markdown files reached from SKILL.md, breadth-first: what they name counts too.
     queue = sorted(n for n in named if n in by_path and n.lower().endswith(".md"))
     seen = set(queue)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterator
 from functools import cached_property
 
 from skillkit_core import path_text
@@ -398,6 +399,26 @@ class SkillFolder:
     def display(self, file: FolderFile) -> str:
         """The path diagnostics use for a folder file."""
         return path_text.join(self.root_text, file.relative)
+
+    @staticmethod
+    def paths_named(scan: MarkdownScan, base: str) -> Iterator[tuple[str, SourceRange]]:
+        """(folder-relative path, range) of each link and path mention of ``scan`` (of a
+        file in the folder ``base``, relative to the skill's) that stays in the folder;
+        globs in mentions are kept as written."""
+        from skillkit_core.manifest.links import local_target, mention_path
+
+        for link in scan.links:
+            target = local_target(link.target)
+            if target is None or target.absolute:
+                continue
+            joined = target.path if target.from_root else posixpath.join(base, target.path)
+            relative = SkillFolder.inside(joined)
+            if relative is not None:
+                yield relative, link.range
+        for mention in scan.mentions:
+            relative = SkillFolder.inside(mention_path(mention.path))
+            if relative is not None:
+                yield relative, mention.range
 
     @staticmethod
     def inside(relative: str) -> str | None:

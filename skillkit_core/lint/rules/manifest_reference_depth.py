@@ -12,28 +12,8 @@ from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.links import local_target, mention_path
-from skillkit_core.manifest.markdown import MarkdownScan
 
 _MAX_REFERENCE_BYTES = 512 * 1024
-
-
-def _markdown_targets(
-    folder: SkillFolder, scan: MarkdownScan, base: str
-) -> Iterator[tuple[str, SourceRange]]:
-    """(folder-relative path, range) of each markdown file ``scan`` links to or names."""
-    for link in scan.links:
-        target = local_target(link.target)
-        if target is None or target.absolute:
-            continue
-        joined = target.path if target.from_root else posixpath.join(base, target.path)
-        relative = folder.inside(joined)
-        if relative is not None:
-            yield relative, link.range
-    for mention in scan.mentions:
-        relative = folder.inside(mention_path(mention.path))
-        if relative is not None:
-            yield relative, mention.range
 
 
 def _is_reference(folder: SkillFolder, relative: str, manifest: str) -> bool:
@@ -51,7 +31,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     manifest = folder.manifest_name
     first_level = {
         relative
-        for relative, _ in _markdown_targets(folder, folder.body_scan, "")
+        for relative, _ in folder.paths_named(folder.body_scan, "")
         if _is_reference(folder, relative, manifest)
     }
     sizes = {file.relative: file for file in folder.files}
@@ -65,7 +45,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         if scan is None:
             continue
         base = posixpath.dirname(reference)
-        for relative, where in _markdown_targets(folder, scan, base):
+        for relative, where in folder.paths_named(scan, base):
             if relative == reference or relative in first_level:
                 continue
             if relative in deeper:

@@ -25,7 +25,6 @@ from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.links import local_target, mention_path
 from skillkit_core.manifest.markdown import MarkdownScan
 from skillkit_core.manifest.plugins import plugin_root
 
@@ -42,20 +41,9 @@ _MAX_MARKDOWN_BYTES = 512 * 1024
 _MAX_FILES_READ = 200
 
 
-def _named(scan: MarkdownScan, base: str, folder: SkillFolder) -> Iterator[str]:
+def _named(scan: MarkdownScan, base: str) -> set[str]:
     """Folder-relative paths (globs kept) that ``scan`` links or mentions."""
-    for link in scan.links:
-        target = local_target(link.target)
-        if target is None or target.absolute:
-            continue
-        joined = target.path if target.from_root else posixpath.join(base, target.path)
-        relative = folder.inside(joined)
-        if relative is not None:
-            yield relative
-    for mention in scan.mentions:
-        relative = folder.inside(mention_path(mention.path))
-        if relative is not None:
-            yield relative
+    return {relative for relative, _ in SkillFolder.paths_named(scan, base)}
 
 
 def _covers(named: str, relative: str) -> bool:
@@ -178,7 +166,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     )
     if not unnamed.files:
         return
-    named = set(_named(folder.body_scan, "", folder))
+    named = _named(folder.body_scan, "")
     if unnamed.cross_off(named, folder.parsed.text):
         return
     # Markdown files reached from SKILL.md, breadth-first: what they name counts too.
@@ -193,7 +181,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         text = folder.read_text(file)
         if scan is None or text is None:
             continue
-        found = set(_named(scan, posixpath.dirname(relative), folder))
+        found = _named(scan, posixpath.dirname(relative))
         if unnamed.cross_off(found, text):
             return
         for more in sorted(found - seen):

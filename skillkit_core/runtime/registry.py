@@ -259,9 +259,52 @@ def _root_folder(root: Path) -> Path:
 
 
 def _walk(root: Path, max_depth: int, warnings: list[RegistryWarning]) -> Iterator[Path]:
-    """Skill folders under ``root``, breadth-first, each real folder visited once."""
+    """Skill folders under ``root``, breadth-first, each real folder visited once; then a
+    warning when a skill lies below the depth (see :func:`_skill_too_deep`)."""
     real_root = os.path.realpath(root)
-    yield from _breadth_first(deque([(root, 0)]), set(), real_root, max_depth, warnings)
+    stopped: list[Path] = []
+    queue = deque([(root, 0)])
+    yield from _breadth_first(queue, set(), real_root, max_depth, warnings, stopped=stopped)
+    deeper = _skill_too_deep(stopped, real_root)
+    if deeper is not None:
+        folder, levels = deeper
+        below = max_depth + levels
+        warnings.append(
+            RegistryWarning(
+                str(folder),
+                f"not served: a skill {below} level{'s' if below != 1 else ''} below {root}, "
+                f"deeper than the discovery depth ({max_depth}); raise --depth to serve it "
+                "(and any others that deep)",
+            )
+        )
+
+
+# How much a search below the discovery depth looks at: a hint, not a second walk.
+_DEEPER_LEVELS = 4
+_DEEPER_FOLDERS = 500
+
+
+def _skill_too_deep(stopped: list[Path], real_root: str) -> tuple[Path, int] | None:
+    """The first skill folder (and how many levels below) under the folders the walk
+    stopped at, searching a few levels and a few hundred folders: a skill the depth left
+    out would otherwise go unserved without a word."""
+    from skillkit_core.manifest.parse import find_skill_md
+
+    queue = deque((folder, 0) for folder in stopped)  # no skill themselves
+    seen = 0
+    while queue and seen < _DEEPER_FOLDERS:
+        folder, levels = queue.popleft()
+        seen += 1
+        if levels and find_skill_md(folder) is not None:
+            return folder, levels
+        if levels < _DEEPER_LEVELS:
+            queue.extend((child, levels + 1) for child in _quiet_subfolders(folder, real_root))
+    return None
+
+
+def _quiet_subfolders(folder: Path, real_root: str) -> list[Path]:
+    """:func:`_subfolders` without its warnings (about folders nothing is served from)."""
+    return _subfolders(folder, real_root, [])
 
 
 def _breadth_first(
@@ -271,10 +314,12 @@ def _breadth_first(
     max_depth: int,
     warnings: list[RegistryWarning],
     boundary: str = "the root",
+    stopped: list[Path] | None = None,
 ) -> Iterator[Path]:
     """The folders holding a SKILL.md reached from ``queue`` (``(folder, depth)`` pairs),
     in breadth-first order: each real folder once, none entered below a skill folder or
-    deeper than ``max_depth``, symlinks followed only while inside ``real_root``."""
+    deeper than ``max_depth``, symlinks followed only while inside ``real_root``; the
+    folders not entered for the depth go to ``stopped``."""
     from skillkit_core.manifest.parse import find_skill_md
 
     while queue:
@@ -288,6 +333,8 @@ def _breadth_first(
         elif depth < max_depth:
             children = _subfolders(folder, real_root, warnings, boundary=boundary)
             queue.extend((child, depth + 1) for child in children)
+        elif stopped is not None:
+            stopped.append(folder)
 
 
 def _subfolders(

@@ -30,6 +30,19 @@ def test_depth_limits_how_far_below_a_root_skills_are_found() -> None:
     assert discover_skills([SKILLS / "single"], max_depth=0).names == ["single"]
 
 
+def test_a_skill_below_the_depth_is_named_in_a_warning() -> None:
+    # Skills the depth leaves out were dropped without a word (a corpus at depth 5).
+    found = discover_skills([SKILLS / "library"], max_depth=2)
+    deeper = [w for w in found.warnings if "deeper than the discovery depth" in w.message]
+    assert [(Path(w.path).name, w.message.split(",")[0]) for w in deeper] == [
+        ("summarize", f"not served: a skill 3 levels below {SKILLS / 'library'}")
+    ]
+    assert "raise --depth" in deeper[0].message
+    assert not [
+        w for w in discover_skills([SKILLS / "library"]).warnings if "discovery depth" in w.message
+    ]
+
+
 def test_negative_depth_is_refused() -> None:
     with pytest.raises(RegistryError, match="depth"):
         discover_skills([SKILLS], max_depth=-1)

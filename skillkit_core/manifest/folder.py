@@ -132,6 +132,23 @@ class SkillFolder:
         self.outside_answers.setdefault(os.path.abspath(path), exists)
         return exists
 
+    @cached_property
+    def plugin_root(self) -> str | None:
+        """The folder of the plugin the skill is part of (:mod:`skillkit_core.manifest.
+        plugins`), or ``None``; looked up once per check, through :meth:`outside_exists`."""
+        from skillkit_core.manifest.plugins import plugin_root
+
+        return plugin_root(self.root_text, self.outside_exists)
+
+    def in_plugin(self, relative: str) -> bool:
+        """Whether ``relative`` (a path from the folder that leaves it) names an existing
+        file or folder of the skill's plugin, there wherever the plugin is installed."""
+        root = self.plugin_root
+        if root is None:
+            return False
+        target = os.path.normpath(os.path.join(os.path.abspath(self.root_text), relative))
+        return os.path.commonpath([root, target]) == root and self.outside_exists(target)
+
     def outside_text(self, path: str) -> str | None:
         """The text of the regular file ``path``, outside the folder, when it is UTF-8 of
         at most :data:`OUTSIDE_TEXT_MAX` bytes (``None`` otherwise); its digest is kept in

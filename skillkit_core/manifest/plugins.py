@@ -37,14 +37,3 @@ def plugin_root(skill_folder: str, exists: Exists = os.path.exists) -> str | Non
         folder = parent
         if any(exists(os.path.join(folder, name)) for name in PLUGIN_MANIFESTS):
             return folder
-
-
-def travels_with_plugin(skill_folder: str, relative: str, exists: Exists = os.path.exists) -> bool:
-    """Whether ``relative`` (a path from ``skill_folder`` that leaves it) names an existing
-    file or folder of the plugin the skill belongs to, so that it is there wherever the
-    plugin is installed."""
-    root = plugin_root(skill_folder, exists)
-    if root is None:
-        return False
-    target = os.path.normpath(os.path.join(os.path.abspath(skill_folder), relative))
-    return os.path.commonpath([root, target]) == root and exists(target)

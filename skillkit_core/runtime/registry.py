@@ -298,13 +298,10 @@ def _skill_too_deep(stopped: list[Path], real_root: str) -> tuple[Path, int] | N
         if levels and find_skill_md(folder) is not None:
             return folder, levels
         if levels < _DEEPER_LEVELS:
-            queue.extend((child, levels + 1) for child in _quiet_subfolders(folder, real_root))
+            # Its warnings (unreadable folders, links out) are about nothing served: dropped.
+            children = _subfolders(folder, real_root, [])
+            queue.extend((child, levels + 1) for child in children)
     return None
-
-
-def _quiet_subfolders(folder: Path, real_root: str) -> list[Path]:
-    """:func:`_subfolders` without its warnings (about folders nothing is served from)."""
-    return _subfolders(folder, real_root, [])
 
 
 def _breadth_first(

@@ -8,7 +8,6 @@ from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.links import local_target
-from skillkit_core.manifest.plugins import travels_with_plugin
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -22,7 +21,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             reason = "is an absolute path"
         elif folder.inside(target.path) is not None:
             continue
-        elif travels_with_plugin(folder.root_text, target.path, folder.outside_exists):
+        elif folder.in_plugin(target.path):
             yield RULE.diagnostic(
                 f"link target '{target.path}' leaves the skill folder for another part of "
                 "its plugin: it works where the plugin is installed whole, not where this "

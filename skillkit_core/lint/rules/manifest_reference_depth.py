@@ -13,7 +13,8 @@ from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 
-_MAX_REFERENCE_BYTES = 512 * 1024
+MAX_REFERENCE_BYTES = 512 * 1024
+"""The largest reference file whose links are followed (unreferenced-file too)."""
 
 
 def _is_reference(folder: SkillFolder, relative: str, manifest: str) -> bool:
@@ -39,7 +40,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     deeper: dict[str, tuple[str, SourceRange, list[str]]] = {}
     for reference in sorted(first_level):
         file = sizes.get(reference)
-        if file is None or file.size > _MAX_REFERENCE_BYTES:
+        if file is None or file.size > MAX_REFERENCE_BYTES:
             continue
         scan = folder.links_and_mentions_of(file)
         if scan is None:

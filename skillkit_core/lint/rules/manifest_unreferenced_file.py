@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
+from skillkit_core.lint.rules.manifest_reference_depth import MAX_REFERENCE_BYTES
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.markdown import MarkdownScan
-from skillkit_core.manifest.plugins import plugin_root
 
 FOLDER = "references/"
 # The folder named as a whole ("see references/", "`references/`"), not a path in it
@@ -37,7 +37,6 @@ _SCRIPT_MENTION = re.compile(r"references/[\w.\-/*]+")
 # File names too common to mean this skill's file when named alone.
 _COMMON_NAMES = frozenset({"readme.md", "index.md", "license", "license.md", "changelog.md"})
 _EXTENSION_MANIFEST = "gemini-extension.json"
-_MAX_MARKDOWN_BYTES = 512 * 1024
 _MAX_FILES_READ = 200
 
 
@@ -72,7 +71,7 @@ def _extension_context(folder: SkillFolder) -> list[str]:
     Cursor plugins have no such file: a CLAUDE.md or AGENTS.md there is the repository's.)"""
     import json
 
-    root = plugin_root(folder.root_text, folder.outside_exists)
+    root = folder.plugin_root
     if root is None:
         return []
     manifest = folder.outside_text(os.path.join(root, _EXTENSION_MANIFEST))
@@ -94,15 +93,14 @@ def _extension_context(folder: SkillFolder) -> list[str]:
     return texts
 
 
-def _script_texts(folder: SkillFolder) -> list[str]:
-    """The texts of the skill's scripts (a script SKILL.md runs may read a reference)."""
-    texts = []
-    for file in folder.files:
-        if file.relative.startswith("scripts/") and file.size <= _MAX_MARKDOWN_BYTES:
-            text = folder.read_text(file)
-            if text is not None:
-                texts.append(text)
-    return texts[:_MAX_FILES_READ]
+def _script_texts(folder: SkillFolder) -> Iterator[str]:
+    """The texts of the skill's scripts (a script SKILL.md runs may read a reference),
+    read one by one as the check needs them."""
+    scripts = [f for f in folder.files if f.relative.startswith("scripts/")]
+    for file in scripts[:_MAX_FILES_READ]:
+        text = folder.read_text(file) if file.size <= MAX_REFERENCE_BYTES else None
+        if text is not None:
+            yield text
 
 
 class _Unnamed:
@@ -175,7 +173,7 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     while queue and len(seen) <= _MAX_FILES_READ:
         relative = queue.pop(0)
         file = by_path[relative]
-        if file.size > _MAX_MARKDOWN_BYTES:
+        if file.size > MAX_REFERENCE_BYTES:
             continue
         scan = folder.links_and_mentions_of(file)
         text = folder.read_text(file)

@@ -44,14 +44,10 @@ import sys
 import time
 
 from skillkit_core.cache_folder import NotPrivate, cache_folder, may_read, own_folder
+from skillkit_core.fast_hash import blake2b
 from skillkit_core.manifest.listing import Snapshot, list_folder, read_regular_file
 from skillkit_core.named_tuple import NamedTuple
 from skillkit_core.sealed import unseal, update_turn, write_sealed
-
-try:  # hashlib's import loads OpenSSL, which costs more than hashing a skill folder
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a CPython built without its own hashes
-    from hashlib import blake2b
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

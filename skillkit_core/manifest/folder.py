@@ -71,9 +71,9 @@ def read_outside(path: str) -> bytes | None:
 def outside_digest(data: bytes | None) -> str:
     """What :meth:`SkillFolder.outside_text` keeps of a file's bytes (``None``: no file
     read)."""
-    import hashlib
+    from skillkit_core.fast_hash import blake2b
 
-    return "none" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+    return "none" if data is None else "blake2b:" + blake2b(data, digest_size=24).hexdigest()
 
 
 class SkillFolder:

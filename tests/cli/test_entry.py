@@ -262,6 +262,22 @@ def test_checking_one_skill_folder_imports_only_what_it_needs(tmp_path: Path) ->
     assert not again & (light | heavy)
 
 
+def test_a_skill_in_a_plugin_is_checked_without_openssl(tmp_path: Path) -> None:
+    # unreferenced-file reads the extension's context files beside the skill, and the
+    # result cache keeps (then checks again) a digest of each: hashlib would load OpenSSL.
+    extension = tmp_path / "extension"
+    folder = _skill_folder(extension / "skills")
+    (extension / "gemini-extension.json").write_text('{"contextFileName": "CONTEXT.md"}')
+    (extension / "CONTEXT.md").write_text("Nothing about the skill's files.\n")
+    (folder / "references" / "unused.md").write_text("# Unused\n")
+    args = ("check", str(folder), "--format", "json")
+    for _ in ("stored", "read back"):
+        loaded = _imported_by_the_command(*args, cache=tmp_path / "cache")
+        assert "skillkit_core.lint.result_cache" in loaded  # the imports were seen
+        assert not loaded & {"hashlib", "_hashlib"}
+    assert list((tmp_path / "cache" / "check").glob("results-*"))
+
+
 def test_checking_skill_md_folders_compiles_no_string_annotations(tmp_path: Path) -> None:
     # The value types of the SKILL.md check are named tuples, and typing.NamedTuple
     # compiles each string annotation when the class is made (a hundred of them would

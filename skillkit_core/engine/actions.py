@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from skillkit_core.definitions import StepDefinition
@@ -15,6 +17,18 @@ class ActionError(SkillkitError):
     """An action failed or its input/output did not fit its schema."""
 
     code = "action"
+
+
+PlainActionRunner = Callable[[Callable[[StepContext], Any], StepContext], Awaitable[Any]]
+"""Calls a plain ``def`` action with its context, awaitably: ``runner(run, ctx)``."""
+
+plain_action_runner: ContextVar[PlainActionRunner | None] = ContextVar(
+    "plain_action_runner", default=None
+)
+"""How plain ``def`` actions are called in this context: ``None`` (the default) on the
+engine's own thread, which suits a one-shot call, where nothing else waits; a server
+sets a runner that moves them to a worker thread, so that it goes on answering (and can
+be told to cancel) while one runs (see ``skillkit_core.protocol.mcp_tools``)."""
 
 
 async def run_action(
@@ -106,8 +120,12 @@ def _plain(step: StepDefinition, response: Any) -> Any:
 
 
 async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
+    runner = plain_action_runner.get()
     try:
-        outcome = fn(ctx)
+        if runner is not None and not _is_async(fn):
+            outcome = await runner(fn, ctx)
+        else:
+            outcome = fn(ctx)
         if inspect.isawaitable(outcome):
             outcome = await _until_cancelled(outcome, ctx.signal)
     except SkillkitError:
@@ -115,6 +133,12 @@ async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
     except Exception as error:
         raise ActionError(f"{at}failed: {type(error).__name__}: {error}") from None
     return outcome
+
+
+def _is_async(fn: Any) -> bool:
+    """Whether calling ``fn`` only makes a coroutine (an ``async def``, a partial of one,
+    or an object whose ``__call__`` is one)."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
 
 
 async def _until_cancelled(awaitable: Any, signal: CancellationSignal) -> Any:

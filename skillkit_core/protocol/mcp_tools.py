@@ -109,8 +109,17 @@ class SkillTools:
     # -- calling ------------------------------------------------------------------------
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> ToolAnswer:
-        """Run tool ``name``; refused calls become ``is_error`` answers, never exceptions."""
-        args = dict(arguments or {})
+        """Run tool ``name``; refused calls become ``is_error`` answers, never exceptions.
+        Plain ``def`` actions run in worker threads (:func:`in_worker_thread`)."""
+        from skillkit_core.engine.actions import plain_action_runner
+
+        token = plain_action_runner.set(in_worker_thread)
+        try:
+            return await self._call(name, dict(arguments or {}))
+        finally:
+            plain_action_runner.reset(token)
+
+    async def _call(self, name: str, args: dict[str, Any]) -> ToolAnswer:
         known = {spec.name for spec in self.specs()}
         try:
             if name not in known:
@@ -298,6 +307,34 @@ def _output_types(d: SkillDefinition) -> dict[str, Any]:
     if not ordered:
         return {}
     return {"type": ordered[0] if len(ordered) == 1 else ordered}
+
+
+async def in_worker_thread(run: Any, ctx: Any) -> Any:
+    """``run(ctx)`` in a worker thread, as the SDK's own server runs a plain ``def`` tool
+    (``mcp.server.mcpserver.utilities.func_metadata``): the event loop meanwhile answers
+    other requests, the cancellation of this one among them. A cancellation sets the
+    action's ``ctx.signal``; since a thread cannot be stopped, it is then waited for
+    before the cancellation goes on, so a run never has two of its actions at once."""
+    import anyio
+    import anyio.to_thread
+
+    finished = False
+
+    async def signal_when_cancelled() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if not finished:
+                ctx.signal.cancel("the request running the action was cancelled")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(signal_when_cancelled)
+        try:
+            with anyio.CancelScope(shield=True):
+                return await anyio.to_thread.run_sync(run, ctx)
+        finally:
+            finished = True
+            group.cancel_scope.cancel()
 
 
 def _only(args: dict[str, Any], allowed: tuple[str, ...], tool: str) -> None:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from skillkit_core.protocol.mcp_stdio import request_id_in_text
 from tests.protocol.raw_jsonrpc import INITIALIZE_PARAMS, RawServer, nested_request
-from tests.protocol.support import DEPLOY_CHECK, ROOT
+from tests.protocol.support import DEPLOY_CHECK, PATIENT, ROOT
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -222,3 +223,64 @@ def test_requests_written_before_stdin_closes_are_all_answered(tmp_path: Path) -
         assert done.returncode == 0, done.stderr
         assert [answer["id"] for answer in answers] == [1, 2, 3, 4], done.stdout
         assert not answers[3]["result"].get("isError"), answers[3]
+
+
+def _call(request_id: int, tool: str, arguments: dict[str, object]) -> dict[str, object]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
+    tmp_path: Path,
+) -> None:
+    """A plain ``def`` action runs in a worker thread, as the SDK's own server runs a plain
+    ``def`` tool (mcp.server.mcpserver.utilities.func_metadata): it used to run on the
+    event loop, where nothing else was answered, not even the cancellation meant to stop
+    it, until it returned."""
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
+    release, log = tmp_path / "release", tmp_path / "log.jsonl"
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
+        server.initialize()
+        server.send(_call(1, "start", {"params": {"release": str(release), "log": str(log)}}))
+        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
+        go = {"session": session, "step": "work", "output": {"go": True}}
+        server.send(_call(2, "advance", go))
+        server.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        assert server.answer_to(3, timeout=5) == {"jsonrpc": "2.0", "id": 3, "result": {}}
+        cancel = {"requestId": 2, "reason": "the user stopped it"}
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        # The action sees its signal at once (it would wait 30 s for the release file).
+        deadline = time.monotonic() + 5
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        seen = {"released": False, "cancelled": True, "main_thread": False}
+        assert log.read_text() == json.dumps(seen) + "\n"
+        # The cancelled step is not recorded: answered again, its action runs again.
+        release.touch()
+        server.send(_call(4, "advance", go))
+        result = json.loads(server.answer_to(4)["result"]["content"][0]["text"])
+        assert result == {"session": session, "status": "done", "finalOutput": {"go": True}}
+        seen = {"released": True, "cancelled": False, "main_thread": False}
+        assert log.read_text().splitlines()[1:] == [json.dumps(seen)]
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+
+
+def test_a_client_that_hangs_up_during_a_slow_plain_action_stops_it(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
+    release, log = tmp_path / "release", tmp_path / "log.jsonl"
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
+        server.initialize()
+        server.send(_call(1, "start", {"params": {"release": str(release), "log": str(log)}}))
+        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
+        server.send(
+            _call(2, "advance", {"session": session, "step": "work", "output": {"go": True}})
+        )
+        server.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        server.answer_to(3, timeout=5)  # the action is under way
+        started = time.monotonic()
+        assert server.hang_up(timeout=10) == 0, server.stderr_text()
+        assert time.monotonic() - started < 10
+        assert server.stderr_text() == ""
+    assert json.loads(log.read_text())["cancelled"] is True

@@ -1,6 +1,7 @@
 """The advance lifecycle: results, errors, transitions, limits and auto-advance."""
 
 import asyncio
+import functools
 
 import pytest
 from pydantic import BaseModel
@@ -289,6 +290,51 @@ async def test_failing_action_is_retryable_and_changes_nothing() -> None:
     result = await run.advance("a", {})
     assert (result.error, result.retry) == ("action", True)
     assert "disk full" in result.message and run.current == "a"
+
+
+class _AsyncCall:
+    async def __call__(self, ctx):
+        return {"by": "async object"}
+
+
+async def _async_action(ctx):
+    return {"by": "async def"}
+
+
+@pytest.mark.parametrize(
+    ("run_it", "by", "through_runner"),
+    [
+        (lambda ctx: {"by": "def"}, "def", True),
+        (_async_action, "async def", False),
+        (functools.partial(_async_action), "async def", False),
+        (_AsyncCall(), "async object", False),
+    ],
+    ids=["def", "async-def", "partial-of-async", "object-with-async-call"],
+)
+async def test_a_plain_action_runs_through_the_runner_a_server_sets(
+    run_it, by: str, through_runner: bool
+) -> None:
+    # skillkit_core.protocol.mcp_tools sets a runner that moves plain actions to a thread.
+    from skillkit_core.engine.actions import plain_action_runner
+
+    seen = []
+
+    async def runner(fn, ctx):
+        seen.append(ctx.step)
+        return fn(ctx)
+
+    definition = (
+        skill(name="s", entry="a").step("a", prompt="x", action=run_it, next=terminal).build()
+    )
+    run = engine(definition)
+    await run.start()
+    token = plain_action_runner.set(runner)
+    try:
+        result = await run.advance("a", {})
+    finally:
+        plain_action_runner.reset(token)
+    assert result.to_wire()["finalOutput"] == {"by": by}
+    assert run.finished and seen == (["a"] if through_runner else [])
 
 
 async def test_final_output_schema_is_enforced_as_a_retryable_validation_error() -> None:

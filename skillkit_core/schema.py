@@ -228,13 +228,51 @@ def format_validation_error(error: Any) -> str:
 
 
 def _as_json(data: Any) -> str | None:
-    """``data`` as JSON text, ``None`` when it holds more than JSON values."""
+    """``data`` as JSON text, ``None`` when it holds more than JSON values. A NaN or an
+    infinity (which Python's JSON parser reads, as the MCP transport's does, and no JSON
+    can hold) is a validation error where it is."""
     import json
 
     try:
-        return json.dumps(data, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
+        return json.dumps(data, allow_nan=False)
+    except (TypeError, RecursionError):
         return None
+    except ValueError:  # "Out of range float values", or a reference cycle
+        found = _non_finite_at(data, ())
+        if found is None:
+            return None
+    from pydantic_core import PydanticCustomError, ValidationError
+
+    message = "a number that JSON cannot hold (NaN, or beyond ±1.8e308)"
+    path, number = found
+    details = [
+        {"type": PydanticCustomError("finite_number", message), "loc": path, "input": number}
+    ]
+    raise ValidationError.from_exception_data("answer", details)
+
+
+def _non_finite_at(data: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], float] | None:
+    """The first NaN or infinity of ``data`` and where it is, or ``None``."""
+    if isinstance(data, float):
+        return (path, data) if data - data != 0.0 else None
+    items = (
+        data.items()
+        if isinstance(data, dict)
+        else enumerate(data)
+        if isinstance(data, list)
+        else ()
+    )
+    for key, value in items:
+        found = _non_finite_at(value, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
+_EXACT = 2**53
+"""Up to here every whole float is the integer its JSON text wrote; beyond, ``1e300``
+would become a different integer (the float's binary value), so it stays a float and
+is refused where an integer is expected."""
 
 
 def _whole_numbers_at(data: Any, errors: list[dict[str, Any]]) -> Any:
@@ -252,7 +290,8 @@ def _with_whole_number(data: Any, path: tuple[Any, ...]) -> Any:
     """``data`` with the whole number at ``path`` an integer (copied along the path);
     ``data`` itself when no whole number is there."""
     if not path:
-        return int(data) if isinstance(data, float) and data.is_integer() else data
+        whole = isinstance(data, float) and data.is_integer() and abs(data) <= _EXACT
+        return int(data) if whole else data
     key, rest = path[0], path[1:]
     inner = _with_whole_number(data[key], rest)
     if inner is data[key]:

@@ -290,7 +290,7 @@ def _value(flag: Flag, raw: str | bool) -> Any:
         return raw
     raw = _json_text(flag.name, raw)
     try:
-        value = jsontext.loads(raw, parse_constant=_no_constant)
+        value = jsontext.loads(raw)
     except jsontext.TooDeep as error:
         raise BadFlagValue(f"--{flag.name} is {error}; flatten it") from None
     except ValueError as error:
@@ -332,10 +332,6 @@ def _json_text(name: str, raw: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise BadFlagValue(f"--{name} {raw}: {where} is not UTF-8 text ({error.reason})") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _check_combinations(inv: Invocation) -> None:

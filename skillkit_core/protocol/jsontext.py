@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 MAX_NESTING = 200
@@ -35,15 +36,28 @@ class TooDeep(ValueError):
 
 def loads(text: str, **options: Any) -> Any:
     """``json.loads(text, **options)``, refusing text nested deeper than
-    :data:`MAX_NESTING` levels with :class:`TooDeep`, and strings that are not Unicode
+    :data:`MAX_NESTING` levels with :class:`TooDeep`; with a ``ValueError``, what is not
+    JSON although Python's parser takes it (``NaN``, ``Infinity``, a number beyond a
+    64-bit float), integers of more digits than Python converts, and strings that are not Unicode
     text (a lone surrogate, escaped as ``\\ud800`` or left in a command-line argument by
     bytes that are not UTF-8), which could not be written back out, with a
     ``ValueError``."""
     check_nesting(text)
+    options.setdefault("parse_constant", _no_constant)
+    options.setdefault("parse_float", _finite_float)
     try:
         value = json.loads(text, **options)
     except RecursionError:  # a nesting the scan did not see; never a crash
         raise TooDeep(_too_deep_message()) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # int(): a number of more digits than Python converts
+        if "digits" not in str(error):
+            raise
+        raise ValueError(
+            f"a number has more than {sys.get_int_max_str_digits()} digits, more than "
+            "skillkit reads"
+        ) from None
     try:
         if not text.isascii():
             text.encode("utf-8")  # a raw lone surrogate (argv bytes that are not UTF-8)
@@ -54,6 +68,20 @@ def loads(text: str, **options: Any) -> Any:
             "a string holds a lone surrogate (\\ud800-\\udfff unpaired, or bytes that "
             "are not UTF-8), which is not Unicode text"
         ) from None
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused when it does not fit a
+    64-bit float (Python reads ``1e400`` as infinity, which no JSON can hold)."""
+    value = float(text)
+    if value - value != 0.0:  # inf - inf is nan
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"the number {shown} is out of range (beyond ±1.8e308)")
     return value
 
 

@@ -94,6 +94,20 @@ POISON = {
         '{"type":"output","step":"choose","output":{"target":"\\ud800"}}',
         "a string holds a lone surrogate",
     ),
+    # Python's parser reads these (the TypeScript SDK's JSON.parse does not); written
+    # back into a result line they made the file unreadable to strict readers.
+    "NaN": (
+        '{"type":"output","step":"choose","output":{"target":NaN}}',
+        "not valid JSON (NaN is not JSON)",
+    ),
+    "a number beyond a float": (
+        '{"type":"output","step":"choose","output":{"target":-1e400}}',
+        "not valid JSON (the number -1e400 is out of range (beyond ±1.8e308))",
+    ),
+    "an integer of 5,000 digits": (
+        '{"type":"output","step":"choose","output":{"target":' + "7" * 5000 + "}}",
+        "not valid JSON (a number has more than 4300 digits, more than skillkit reads)",
+    ),
     "shaped like a result": (
         '{"type":"prompt","kind":"prompt","step":"x"}',
         "shaped like a prompt line, which only skillkit writes",
@@ -201,3 +215,23 @@ def test_a_lone_surrogate_in_an_output_flag_is_a_usage_error_not_a_crash() -> No
     assert call.code == 1, call.describe()
     assert call.json["error"] == "usage", call.json
     assert "lone surrogate" in call.json["message"]
+
+
+@pytest.mark.parametrize(
+    ("number", "problem"),
+    [
+        ("1e400", "the number 1e400 is out of range (beyond ±1.8e308)"),
+        ("Infinity", "Infinity is not JSON"),
+        ("9" * 4301, "a number has more than 4300 digits, more than skillkit reads"),
+    ],
+    ids=["1e400", "Infinity", "4301 digits"],
+)
+def test_a_number_no_json_reader_takes_is_a_usage_error(number: str, problem: str) -> None:
+    """``1e400`` was read as infinity, accepted for a float and printed back as
+    ``Infinity``: a result line no strict JSON reader (nor the next call's --history)
+    takes."""
+    call = run(DEPLOY_CHECK, "advance", "--step", "choose", "--output", '{"target":' + number + "}")
+    assert call.code == 1, call.describe()
+    assert call.json["error"] == "usage" and call.json["retry"] is True, call.json
+    assert call.json["message"] == f"--output is not valid JSON: {problem}"
+    assert "Infinity" not in call.stdout.replace(problem, "")

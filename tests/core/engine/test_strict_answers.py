@@ -68,6 +68,29 @@ async def test_a_value_the_schema_does_not_take_is_a_retryable_error(
     assert engine.current == "gate"
 
 
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
+async def test_a_number_json_cannot_hold_is_a_retryable_error(number: float) -> None:
+    # Over MCP the SDK's transport parses the request with Python's json, which reads
+    # NaN, Infinity and 1e400 (as inf); printed back, the result was no JSON.
+    engine = await _started(Rich)
+    answer = {"when": "2026-11-29", "ratio": 1.5, "pair": [1, "a"], "colour": "red"}
+    answer["ratio"] = number
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert (wire["kind"], wire["error"], wire["retry"]) == ("error", "validation", True)
+    assert wire["message"] == "ratio: a number that JSON cannot hold (NaN, or beyond ±1.8e308)"
+    assert engine.current == "gate"
+
+
+async def test_a_whole_number_beyond_2_to_the_53_written_as_a_float_is_no_integer() -> None:
+    # int(1e300) is the float's binary value, not the 10**300 the agent wrote.
+    engine = await _started(Gate)
+    wire = (await engine.advance("gate", {"safe": True, "count": 1e300})).to_wire()
+    assert (wire["error"], wire["retry"]) == ("validation", True), wire
+    assert wire["message"].startswith("count: Input should be a valid integer")
+    wire = (await engine.advance("gate", {"safe": True, "count": 2.0**53})).to_wire()
+    assert wire["completed"]["response"]["count"] == 2**53
+
+
 async def test_a_whole_number_written_with_a_fraction_is_an_integer() -> None:
     # JSON Schema's "integer" takes 3.0; so does zod (JavaScript has one number type).
     engine = await _started(Gate)

@@ -22,8 +22,39 @@ RETRYABLE_CODES = frozenset({"params", "validation"})
 
 
 def json_line(data: Any) -> str:
-    """``data`` as one compact JSON line (no trailing newline)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """``data`` as one compact JSON line (no trailing newline), always UTF-8 text: a
+    character that has none (a lone surrogate, such as the bytes of a command-line
+    argument that is not UTF-8, echoed in a message) is written as its escape, ``\\xff``."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(_encodable(data), separators=(",", ":"), ensure_ascii=False)
+    return text
+
+
+def _encodable(data: Any) -> Any:
+    if isinstance(data, str):
+        # Bytes smuggled in by surrogateescape come back as \xNN, other lone ones as \udNNN.
+        raw = data.encode("utf-8", "surrogateescape") if _escaped_bytes(data) else None
+        if raw is not None:
+            return raw.decode("utf-8", "backslashreplace")
+        return data.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(data, dict):
+        return {_encodable(key): _encodable(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_encodable(item) for item in data]
+    return data
+
+
+def _escaped_bytes(text: str) -> bool:
+    """Whether every lone surrogate of ``text`` is a byte ``surrogateescape`` kept."""
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -442,3 +442,47 @@ def test_a_call_started_with_stdin_closed(args: tuple[str, ...], code: int, erro
         refused = json.loads(done.stdout)
         assert refused["error"] == "usage" and refused["message"] == error
         assert refused["retry"] is True
+
+
+NOT_UTF8 = "\udcff"
+"""A byte that is no UTF-8 (0xff), as Python holds it in an argument (surrogateescape)."""
+
+
+@pytest.mark.parametrize(
+    ("entry", "args", "error", "shown"),
+    [
+        (DEPLOY_CHECK, ["fr" + NOT_UTF8 + "ob"], "usage", "fr\\xffob"),
+        (DEPLOY_CHECK, ["start", "--p" + NOT_UTF8 + "arams", "{}"], "usage", "--p\\xffarams"),
+        (
+            DEPLOY_CHECK,
+            ["advance", "--step", "ch" + NOT_UTF8, "--output", "{}", "--history", "[]"],
+            "unknown_step",
+            "'ch\\xff' is not a step",
+        ),
+        (HANDBOOK, ["topic", "no" + NOT_UTF8 + "pe"], "unknown_topic", "no\\xffpe"),
+    ],
+    ids=["subcommand", "flag", "step", "topic"],
+)
+def test_bytes_that_are_not_utf8_are_echoed_as_escapes_in_a_json_error(
+    entry: str, args: list[str], error: str, shown: str
+) -> None:
+    """An argument echoed in a message made stdout's UTF-8 encoder fail: a traceback and
+    no result at all."""
+    call = run(entry, *args)
+    assert call.code == 1, call.describe()
+    assert call.json["error"] == error and shown in call.json["message"], call.json
+    assert "Traceback" not in call.stderr
+
+
+def test_a_session_folder_whose_name_is_not_utf8_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    """Its path could not be printed in the pointer: the start exited 0 and printed
+    nothing, leaving the folder and its key behind."""
+    folder = tmp_path / ("bad" + NOT_UTF8)
+    call = run(DEPLOY_CHECK, "start", "--session", "new", "--session-dir", str(folder))
+    assert call.code == 1, call.describe()
+    assert call.json["error"] == "usage", call.json
+    assert "--session-dir must be a path in UTF-8" in call.json["message"]
+    assert "bad\\xff" in call.json["message"]
+    assert not folder.exists()

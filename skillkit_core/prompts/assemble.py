@@ -7,7 +7,11 @@ piece in its tag in author order, and join them with blank lines.
 - ``view(...)`` → ``<rendered>\\n…\\n</rendered>`` or ``<rendered name="…">``
 
 Prose in ``<prompt>``, ``<system>`` and ``<rendered>`` is the author's and passes through
-unchanged (markdown, code and ``<`` included); primitive tags escape everything.
+unchanged (markdown, code and ``<`` included), except that it cannot open or close one of
+these three tags: the ``<`` of such a tag in prose is written ``&lt;`` (:func:`neutralized`).
+Prose often carries data (an earlier answer, a file, a web page), and a ``</prompt>`` and
+``<system>`` in it would otherwise turn that data into standing directives. Primitive tags
+escape everything.
 """
 
 from __future__ import annotations
@@ -70,10 +74,10 @@ def render_piece(piece: Any, *, skill_name: str | None) -> str:
     if isinstance(piece, Fragment):
         piece = piece.content
     if isinstance(piece, str):
-        text = _trim_blank_lines(piece)
+        text = neutralized(_trim_blank_lines(piece))
         return f"<prompt>\n{text}\n</prompt>" if text else ""
     if isinstance(piece, SystemSegment):
-        text = piece.text.strip()
+        text = neutralized(piece.text.strip())
         return f"<system>{text}</system>" if text else ""
     if isinstance(piece, ActSegment):
         # Imported here: the registry imports primitives, which import this package.
@@ -88,8 +92,24 @@ def render_piece(piece: Any, *, skill_name: str | None) -> str:
     )
 
 
+def neutralized(prose: str) -> str:
+    """``prose`` with the ``<`` of every ``<prompt``, ``<system`` or ``<rendered`` tag
+    (opening or closing, any case) written ``&lt;``, so that it stays inside its own tag."""
+    if "<" not in prose:
+        return prose
+    global _prose_tag
+    if _prose_tag is None:
+        import re
+
+        _prose_tag = re.compile(r"<(?=\s*/?\s*(?:prompt|system|rendered)\b)", re.IGNORECASE)
+    return _prose_tag.sub("&lt;", prose)
+
+
+_prose_tag: Any = None
+
+
 def _render_view(piece: ViewSegment) -> str:
-    content = _trim_blank_lines(piece.content)
+    content = neutralized(_trim_blank_lines(piece.content))
     if not content:
         # An empty view (e.g. render.table([])) shows nothing rather than an empty block.
         return ""

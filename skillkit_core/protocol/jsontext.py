@@ -112,3 +112,37 @@ def token_pattern() -> re.Pattern[str]:
 
 def _too_deep_message(limit: int = MAX_NESTING) -> str:
     return f"nested more than {limit} levels deep (arrays and objects)"
+
+
+def request_id_in_text(text: str) -> int | str | None:
+    """The ``id`` member of the JSON object ``text``, read without parsing the rest (which
+    may be malformed or nested too deeply to parse); ``None`` when there is none."""
+    if not text.lstrip().startswith("{"):
+        return None
+    depth = 0
+    for match in token_pattern().finditer(text):
+        token = match.group()
+        if token in OPENING:
+            depth += 1
+        elif token in CLOSING:
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif depth == 1 and token == '"id"':
+            colon = re.compile(r"\s*:\s*").match(text, match.end())  # re caches it
+            if colon is None:
+                continue  # a string value "id", not the key
+            try:
+                value, _ = json.JSONDecoder().raw_decode(text, colon.end())
+            except ValueError:
+                return None
+            return request_id(value)
+    return None
+
+
+def request_id(value: Any) -> int | str | None:
+    """``value`` when it can be a JSON-RPC request's id (a string or an integer, as MCP
+    and LSP allow), else ``None``."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None

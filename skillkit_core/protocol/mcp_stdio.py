@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -38,10 +37,11 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from skillkit_core.protocol.jsontext import CLOSING, OPENING, token_pattern
+from skillkit_core.protocol.jsontext import (
+    request_id,
+    request_id_in_text,
+)
 
-_MEMBER_VALUE = re.compile(r"\s*:\s*")
-_DECODER = json.JSONDecoder()
 # How much of a refused line an error message quotes.
 _QUOTE = 60
 END_GRACE = 2.0
@@ -208,41 +208,9 @@ def error_for(problem: Exception) -> types.JSONRPCError | None:
             types.INVALID_REQUEST,
             "Invalid request: not a JSON-RPC 2.0 request, notification or response "
             f"({_problems(errors)})",
-            _request_id(value.get("id")) if isinstance(value, dict) else None,
+            request_id(value.get("id")) if isinstance(value, dict) else None,
         )
     return _error(types.PARSE_ERROR, f"Parse error: {type(problem).__name__}: {problem}", None)
-
-
-def request_id_in_text(text: str) -> int | str | None:
-    """The ``id`` member of the JSON object ``text``, read without parsing the rest (which
-    may be malformed or nested too deeply to parse); ``None`` when there is none."""
-    if not text.lstrip().startswith("{"):
-        return None
-    depth = 0
-    for match in token_pattern().finditer(text):
-        token = match.group()
-        if token in OPENING:
-            depth += 1
-        elif token in CLOSING:
-            depth -= 1
-            if depth <= 0:
-                return None
-        elif depth == 1 and token == '"id"':
-            colon = _MEMBER_VALUE.match(text, match.end())
-            if colon is None:
-                continue  # a string value "id", not the key
-            try:
-                value, _ = _DECODER.raw_decode(text, colon.end())
-            except ValueError:
-                return None
-            return _request_id(value)
-    return None
-
-
-def _request_id(value: Any) -> int | str | None:
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    return None
 
 
 def _validation_errors(problem: Exception) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skillkit_core.protocol.mcp_stdio import request_id_in_text
+from skillkit_core.protocol.jsontext import request_id_in_text
 from tests.protocol.raw_jsonrpc import INITIALIZE_PARAMS, RawServer, nested_request
 from tests.protocol.support import DEPLOY_CHECK, PATIENT, ROOT
 

@@ -21,10 +21,12 @@ _LENGTH = re.compile(rb"content-length:[ \t]*(\d+)[ \t]*\r?\n\Z", re.IGNORECASE)
 
 class ResyncingReader:
     """A binary stdin for pygls's reader: ``readline`` normalises frame headers (see the
-    module), ``read`` passes through."""
+    module), ``read`` passes through and keeps what it read (:attr:`last_body`)."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self.last_body = b""
+        """The body read last: the message pygls could not parse, when it reports one."""
 
     def readline(self) -> bytes:
         line = self._stream.readline()
@@ -34,4 +36,5 @@ class ResyncingReader:
         return line
 
     def read(self, size: int = -1) -> bytes:
-        return self._stream.read(size)
+        self.last_body = self._stream.read(size)  # pygls reads a whole body at once
+        return self.last_body

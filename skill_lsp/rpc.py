@@ -8,6 +8,12 @@
 - answers a request whose params do not fit the method's types (a negative position, a
   missing field) with an ``InvalidParams`` error naming the field, where pygls raised
   while decoding the message, so that the request was never answered;
+- answers what is no request as JSON-RPC 2.0 asks (section 5.1): a body that is no JSON,
+  no UTF-8 or too deeply nested to read with a parse error, a message without
+  ``jsonrpc: "2.0"``, a batch, a method that is no string or an id that is no string or
+  integer with an invalid-request error, each with the request's id where it can be read
+  (pygls logged a traceback and answered nothing, or answered an internal error carrying
+  its traceback);
 - holds a request about a Python document whose syntax index is not computed yet until
   the syntax pool computed it (see :class:`skill_lsp.index.DocumentStore`), so that the
   event loop, and every other request, goes on meanwhile;
@@ -25,9 +31,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcRequestCancelled
 
+from skillkit_core.protocol.jsontext import request_id
+
 _log = logging.getLogger(__name__)
 INVALID_PARAMS = -32602
 INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
 # How much of a refused message's problem is told (the rest is the client's own input).
 _DETAIL_LIMIT = 500
 
@@ -126,10 +135,20 @@ class SteadyRpc:
             self._steps.setdefault(starting, []).append(step)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """pygls's, except that params that do not fit their method are refused cleanly."""
-        method = data.get("method") if "jsonrpc" in data else None
-        if not isinstance(method, str):
+        """pygls's, except that params that do not fit their method are refused cleanly,
+        and so is a request whose method is no string or whose id is no string or
+        integer (LSP's ids; pygls answered the first with an internal error and its
+        traceback, and the second as a request)."""
+        if "jsonrpc" not in data or "method" not in data:
             return super().structure_message(data)  # type: ignore[misc]
+        method = data["method"]
+        if "id" in data and (not isinstance(method, str) or request_id(data["id"]) is None):
+            why = "its method is no string" if not isinstance(method, str) else "its id is no"
+            if isinstance(method, str):
+                why += " string or integer"
+            return self._refuse(data["id"], INVALID_REQUEST, f"Invalid request: {why}")
+        if not isinstance(method, str):
+            return RefusedMessage(repr(method), "a notification whose method is no string")
         kind = self.get_message_type(method)  # type: ignore[attr-defined]
         if kind is None:
             return super().structure_message(data)  # type: ignore[misc]
@@ -138,18 +157,42 @@ class SteadyRpc:
         except Exception as error:  # cattrs says what did not fit; the message is refused
             problem = f"invalid params for {method}: {_describe(error)}"
         if "id" in data:
-            self._send_response(  # type: ignore[attr-defined]
-                data["id"], error=types.ResponseError(code=INVALID_PARAMS, message=problem)
-            )
-        else:
-            _log.warning("ignored a notification: %s", problem)
+            return self._refuse(data["id"], INVALID_PARAMS, problem, method)
+        _log.warning("ignored a notification: %s", problem)
         return RefusedMessage(method, problem)
 
+    def _refuse(self, ident: Any, code: int, problem: str, method: str = "") -> RefusedMessage:
+        """Answer the request ``ident`` (its id, or null when it has none that LSP takes)
+        with an error; the message to hand on in its place."""
+        error = types.ResponseError(code=code, message=problem)
+        self._send_response(request_id(ident), error=error)  # type: ignore[attr-defined]
+        return RefusedMessage(method, problem)
+
+    def refuse_unreadable(self, body: bytes, error: BaseException) -> None:
+        """Answer a message that could not be read as JSON (JSON-RPC's parse error), with
+        its id where a scan of the text finds one, else a null one."""
+        from skillkit_core.protocol.jsontext import request_id_in_text
+
+        ident = request_id_in_text(body.decode("utf-8", "replace"))
+        if isinstance(error, RecursionError):
+            problem = "Parse error: the message is nested too deeply to read"
+        elif isinstance(error, UnicodeDecodeError):
+            problem = "Parse error: the message is not UTF-8"
+            ident = None  # read from replaced characters: perhaps not the id sent
+        else:
+            problem = f"Parse error: {error}"
+        self._refuse(ident, PARSE_ERROR, problem[:_DETAIL_LIMIT])
+
     def handle_message(self, message: Any) -> Any:
-        """Refused messages were answered when they were read; a request after
-        ``shutdown`` gets InvalidRequest (LSP), where pygls drops it and its client waits
-        for good; the rest go to pygls."""
+        """Refused messages were answered when they were read; JSON that is no JSON-RPC
+        message (no ``jsonrpc`` member, a batch, a bare value) gets InvalidRequest, with
+        its id when it is an object that has one (pygls raised reading ``jsonrpc`` and
+        answered nothing); a request after ``shutdown`` gets InvalidRequest (LSP), where
+        pygls drops it and its client waits for good; the rest go to pygls."""
         if isinstance(message, RefusedMessage):
+            return None
+        if getattr(message, "jsonrpc", None) != "2.0":
+            self._refuse_no_message(message)
             return None
         if getattr(self, "_shutdown", False) and _is_request(message):
             error = types.ResponseError(
@@ -158,6 +201,26 @@ class SteadyRpc:
             self._send_response(message.id, error=error)  # type: ignore[attr-defined]
             return None
         return super().handle_message(message)  # type: ignore[misc]
+
+    def _refuse_no_message(self, message: Any) -> None:
+        """Answer a request that is no JSON-RPC 2.0 message; a notification or a
+        response of that kind is only logged (nobody waits for an answer to it)."""
+        if isinstance(message, list):
+            problem = "Invalid request: a message is one JSON object (LSP has no batches)"
+            self._refuse(None, INVALID_REQUEST, problem)
+            return
+        fields = message if isinstance(message, dict) else {}
+        if not isinstance(message, dict):  # a typed message (jsonrpc "1.0"), a bare value
+            fields = {
+                key: getattr(message, key) for key in ("id", "method") if hasattr(message, key)
+            }
+        if "id" in fields and "method" in fields:
+            problem = 'Invalid request: no jsonrpc member of "2.0"'
+            self._refuse(fields["id"], INVALID_REQUEST, problem)
+        elif not fields:
+            self._refuse(None, INVALID_REQUEST, "Invalid request: a message is a JSON object")
+        else:
+            _log.warning('ignored a message without jsonrpc "2.0"')
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         """A handler's deliberate error is the answer, not an internal error to report."""

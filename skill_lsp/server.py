@@ -6,6 +6,7 @@ Only creation and registration live here; each capability is a module of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -78,6 +79,8 @@ class SkillServer(LanguageServer):
         self.semantic = SemanticLayer(self)
         self.diagnostics = DiagnosticsHub(self)
         self.files = WorkspaceFiles(self)
+        self.input: Any = None
+        """The :class:`~skill_lsp.framing.ResyncingReader` of stdin, once serving."""
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Errors outside a request go to the client's log, not to pop-ups. A client that
@@ -87,9 +90,30 @@ class SkillServer(LanguageServer):
 
         if failed_on_stream(error):
             _stop_unreachable(error)
+        if isinstance(error, UNREADABLE) and self.input is not None:
+            # pygls's reading of a body failed: JSON-RPC asks for a parse error answer.
+            self.protocol.refuse_unreadable(self.input.last_body, error)
+            return
         from skill_lsp.log import log_message
 
         log_message(self, f"internal error ({getattr(source, '__name__', source)}): {error}")
+
+
+UNREADABLE = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
+"""What pygls's ``json.loads`` of a body raises for one that is no JSON, no UTF-8, or
+nested too deeply to read."""
+
+
+def quiet_unreadable() -> None:
+    """pygls logs a traceback for every body it cannot read; the server answers each with
+    a parse error instead (:meth:`~skill_lsp.rpc.SteadyRpc.refuse_unreadable`)."""
+    import logging
+
+    def answered(record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, UNREADABLE)
+
+    logging.getLogger("pygls.server").addFilter(answered)  # the logger start_io hands on
 
 
 def _stop_unreachable(error: BaseException) -> None:
@@ -139,8 +163,10 @@ def main() -> None:
     gc.freeze()
     from skill_lsp.framing import ResyncingReader
 
+    server.input = ResyncingReader(sys.stdin.buffer)
+    quiet_unreadable()
     try:
-        server.start_io(stdin=ResyncingReader(sys.stdin.buffer))  # type: ignore[arg-type]
+        server.start_io(stdin=server.input)  # type: ignore[arg-type]
     finally:
         if patterns is not None:
             patterns.save()

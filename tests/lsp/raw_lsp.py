@@ -61,6 +61,12 @@ class RawLsp:
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
 
+    def send_body(self, body: bytes) -> None:
+        """One frame holding ``body`` as it is (no ``jsonrpc`` added, any bytes)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
     def notify(self, method: str, params: Any) -> None:
         self._write({"method": method, "params": params})
 

@@ -277,3 +277,58 @@ def test_a_request_after_shutdown_is_refused_and_exit_codes_follow_the_spec(
     abrupt.notify("exit", None)
     assert abrupt.process.wait(10) == 1
     abrupt.close()
+
+
+SYMBOLS = b'"method":"workspace/symbol","params":{"query":""}'
+DEEP = b"[" * 5000 + b"]" * 5000
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "ident", "said"),
+    [
+        (b'{"id":901,' + SYMBOLS + b"}", -32600, 901, "no jsonrpc"),
+        (b'{"jsonrpc":"2.0","id":902,"method":5,"params":{}}', -32600, 902, "method"),
+        (b'{"jsonrpc":"2.0","id":null,' + SYMBOLS + b"}", -32600, None, "id"),
+        (b'{"jsonrpc":"2.0","id":[1],' + SYMBOLS + b"}", -32600, None, "id"),
+        (b'[{"jsonrpc":"2.0","id":903,' + SYMBOLS + b"}]", -32600, None, "JSON object"),
+        (b'{"jsonrpc":"2.0","id":904,' + SYMBOLS[:-2], -32700, 904, "Parse error"),
+        (b'{"jsonrpc":"2.0","id":"a\xff",' + SYMBOLS + b"}", -32700, None, "Parse error"),
+        (
+            b'{"jsonrpc":"2.0","id":905,"method":"workspace/symbol","params":{"query":'
+            + DEEP
+            + b"}}",
+            -32700,
+            905,
+            "nested",
+        ),
+    ],
+    ids=[
+        "no-jsonrpc",
+        "method-not-a-string",
+        "null-id",
+        "array-id",
+        "batch",
+        "truncated",
+        "not-utf8",
+        "nested-5000-deep",
+    ],
+)
+def test_a_message_that_is_no_request_gets_an_error_not_silence(
+    server: RawLsp, body: bytes, code: int, ident: object, said: str
+) -> None:
+    """JSON-RPC 2.0 (section 5.1): a parse error or an invalid request is answered, with
+    the request's id where it can be read, else a null one. pygls logged a traceback and
+    answered nothing (a client waited for good), or answered an internal error carrying
+    the server's traceback."""
+    server.send_body(body)
+
+    def refusal(messages: list[dict]) -> dict | None:
+        return next((m for m in messages if "error" in m and m.get("id") == ident), None)
+
+    answer = server.wait(refusal, what=f"the refusal of {body[:40]!r}")
+    server.messages.remove(answer)
+    assert answer["error"]["code"] == code, answer
+    assert said in answer["error"]["message"], answer
+    assert "data" not in answer["error"], answer
+    assert "result" in server.request("workspace/symbol", {"query": ""})
+    assert "Traceback" not in server.stderr_text()

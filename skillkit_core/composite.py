@@ -152,11 +152,14 @@ class CompositeEngine:
     async def advance(self, step: str, output: Any) -> EngineResult:
         """Advance the dispatcher, or the sub-skill for ``sub/step`` names."""
         if not isinstance(step, str):
-            return ErrorResult("unknown_step", f"step must be a string; got {step!r}", None)
+            message = f"step must be a string; got {step!r}"
+            return ErrorResult("unknown_step", message, None, retry=self.current is not None)
         sub, inner = split_step(step)
         if sub is None:
             if self.sub is not None and step not in self.definition.steps:
                 return self._unqualified(step)
+            if self.sub is not None:  # a step of the router while a sub-skill runs
+                return self._not_here(step)
             if self.dispatcher is None:
                 return self._not_here(step)
             before = self.dispatcher.snapshot()
@@ -167,6 +170,7 @@ class CompositeEngine:
                 f"{where(self.definition.name)}'{sub}' is not a sub-skill of this skill "
                 f"(sub-skills: {', '.join(s.name for s in self.definition.subskills) or 'none'})",
                 step,
+                retry=self.current is not None,  # as for an unknown step of the skill
             )
         if self.sub is None or sub != self.sub_name:
             return self._not_here(step)

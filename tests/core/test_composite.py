@@ -53,7 +53,15 @@ async def test_wrong_steps_after_routing_are_refused(step, error) -> None:
     await run.advance("classify", {"intent": "doctor"})
     result = await run.advance(step, {})
     assert result.kind == "error" and result.error == error
+    assert result.retry is True  # the run waits: the same call with the right step succeeds
     assert run.current == "doctor/diagnose"
+
+
+async def test_a_step_that_is_no_string_is_retryable_while_the_run_waits() -> None:
+    run = engine()
+    await run.start()
+    result = await run.advance(7, {})
+    assert (result.error, result.retry) == ("unknown_step", True)
 
 
 @pytest.mark.parametrize(

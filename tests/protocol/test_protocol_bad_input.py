@@ -262,6 +262,7 @@ CASES = [
         "unknown-subskill-step",
         lambda s: [*STATELESS_ADVANCE, "--step", "ghost/x", "--output", "{}"],
         "unknown_step",
+        retry=True,  # as an unknown step of the skill: the run waits for one
         entry=TRIAGE,
     ),
     # a refused output in a session (exit 0, the normal retryable answer) is covered elsewhere

@@ -24,14 +24,24 @@ RETRYABLE_CODES = frozenset({"params", "validation"})
 def json_line(data: Any) -> str:
     """``data`` as one compact JSON line (no trailing newline), always UTF-8 text: a
     character that has none (a lone surrogate, such as the bytes of a command-line
-    argument that is not UTF-8, echoed in a message) is written as its escape, ``\\xff``."""
+    argument that is not UTF-8, echoed in a message) is written as its escape, ``\\xff``,
+    and so are the line breaks of Unicode that JSON does not count (``\\u2028``)."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(_encodable(data), separators=(",", ":"), ensure_ascii=False)
+            text = json.dumps(_encodable(data), separators=(",", ":"), ensure_ascii=False)
+        if any(brk in text for brk in _UNICODE_BREAKS):
+            text = text.translate(_ESCAPED_BREAKS)
     return text
+
+
+# Line breaks to Unicode (and to Python's str.splitlines) though not to JSON: written raw,
+# a reader that splits lines that way sees a result cut in two. Only strings hold them,
+# where their escapes mean the same.
+_UNICODE_BREAKS = ("\x85", "\u2028", "\u2029")
+_ESCAPED_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in _UNICODE_BREAKS}
 
 
 def _encodable(data: Any) -> Any:

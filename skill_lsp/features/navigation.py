@@ -233,7 +233,7 @@ def _renameable(snapshot: Snapshot, line: int, column: int) -> StepRef | None:
 
 def rename_problem(snapshot: Snapshot, ref: StepRef, new_name: str) -> str | None:
     """Why ``new_name`` cannot replace the step ``ref`` names (None when it can)."""
-    from skillkit_core.source.query import definitions
+    from skillkit_core.source.query import definitions, joined_strings
 
     if not new_name.strip():
         return "a step name cannot be empty"
@@ -248,4 +248,10 @@ def rename_problem(snapshot: Snapshot, ref: StepRef, new_name: str) -> str | Non
         return None
     if definitions(snapshot.index, new_name, chain=_chain_of(ref)):
         return f"a step named '{new_name}' already exists in this skill"
+    joined = joined_strings(snapshot.index, ref.name)
+    if joined:
+        return (
+            f"'{ref.name}' is also written as strings side by side on line {joined[0].line + 1}"
+            ", which Python joins but a rename cannot follow: write it as one string first"
+        )
     return None

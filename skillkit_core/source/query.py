@@ -189,3 +189,27 @@ def node_at(index: SourceIndex, line: int, column: int) -> CursorContext | None:
     from skillkit_core.source.cursor import context_at
 
     return context_at(index, line, column)
+
+
+def joined_strings(index: SourceIndex, value: str) -> list[SourceRange]:
+    """Where strings written next to each other (``"gre" "et"``) make ``value``: Python
+    joins them into one string, which the index does not read as a step name (a rename
+    could not edit it as one)."""
+    from skillkit_core.source.strings import read_string
+
+    state = index._state
+    if state is None:
+        return []
+    found: list[SourceRange] = []
+    stack = [state.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "concatenated_string":
+            strings = [child for child in node.named_children if child.type != "comment"]
+            parts = [read_string(child, state.data) for child in strings]
+            values = [part.value if part is not None else None for part in parts]
+            if all(isinstance(v, str) for v in values) and "".join(values) == value:
+                found.append(state.lines.range(node.start_byte, node.end_byte))
+            continue
+        stack.extend(node.children)
+    return found

@@ -119,6 +119,37 @@ async def test_rename_refuses_bad_names(client: LanguageClient, new_name: str, r
         )
 
 
+JOINED = """from skillkit_core import skill
+
+joined = (
+    skill(name="joined", entry="greet", description="Strings side by side.")
+    .step("greet", prompt="hi", next="done")
+    .step("done", prompt="bye", next="gre" "et")
+    .build()
+)
+"""
+
+
+async def test_rename_refuses_a_step_also_named_by_strings_side_by_side(
+    client: LanguageClient,
+) -> None:
+    # Python reads "gre" "et" as "greet": renaming the other uses left it naming a step
+    # that was gone, and nothing said so.
+    path = client.root / "joined_names.py"
+    uri = open_file(client, path, JOINED)
+    await wait_for(lambda: uri in client.diagnostics, what="indexing")
+    at = position(JOINED, '"greet"', client.encoding, nth=1, shift=2)
+    with pytest.raises(JsonRpcException, match="side by side on line 6"):
+        await client.text_document_rename_async(
+            types.RenameParams(text_document=_doc(uri), position=at, new_name="hello")
+        )
+    at = position(JOINED, '"done"', client.encoding, shift=2)
+    result = await client.text_document_rename_async(
+        types.RenameParams(text_document=_doc(uri), position=at, new_name="finish")
+    )
+    assert len(result.changes[uri]) == 2
+
+
 async def test_prepare_rename_outside_a_step_name_is_refused(client: LanguageClient) -> None:
     uri, text = await _deploy(client)
     result = await client.text_document_prepare_rename_async(

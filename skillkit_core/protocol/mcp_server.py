@@ -72,13 +72,14 @@ def _install_skills_extension(
     from pathlib import Path
 
     from skillkit_core.protocol.built_record import built_reader
-    from skillkit_core.runtime.reading import DEFAULT_MAX_READ
     from skillkit_core.runtime.records import Registry, RegistryWarning
     from skillkit_core.runtime.skills_extension import (
+        DEFAULT_PAGE_SIZE,
         SkillsExtension,
         install,
         read_contents,
         resource_templates,
+        resources_page,
     )
 
     if skill_record is None:
@@ -102,7 +103,7 @@ def _install_skills_extension(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         # Anything but one of the skill's skill:// files is refused with invalid params.
-        contents = read_contents(registry, str(params.uri), max_bytes=DEFAULT_MAX_READ)
+        contents = read_contents(registry, str(params.uri))
         return types.ReadResourceResult(contents=[contents])
 
     async def list_templates(
@@ -110,6 +111,16 @@ def _install_skills_extension(
     ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=resource_templates())
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        resources, next_cursor = resources_page(registry, cursor, DEFAULT_PAGE_SIZE)
+        return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
+
+    # resources/list makes the SDK declare the resources capability, which a server that
+    # answers resources/read must (base protocol, "Resources": Capabilities).
+    server.add_request_handler("resources/list", types.PaginatedRequestParams, list_resources)
     server.add_request_handler("resources/read", types.ReadResourceRequestParams, read_resource)
     server.add_request_handler(
         "resources/templates/list", types.PaginatedRequestParams, list_templates

@@ -134,7 +134,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         session = ctx.lifespan_context
         uri = str(params.uri)
         if uri.startswith(SCHEME):
-            contents = read_contents(registry, uri, max_bytes=config.max_read)
+            contents = read_contents(registry, uri)
             return types.ReadResourceResult(contents=[contents])
         if uri != ACTIVE_URI:
             raise _mcp_error(f"no resource {uri} is served here")

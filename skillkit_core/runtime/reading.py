@@ -36,12 +36,15 @@ def read_skill_file(
 ) -> SkillFile:
     """Read ``path`` of the skill whose folder is ``root``."""
     real = resolve_inside(root, path, skill=skill)
-    if real.is_dir():
-        return _listing(real, root, path, skill)
-    if not real.exists():
-        raise SkillFileError(f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}")
-    if not real.is_file():
-        raise SkillFileError(f"'{path}' in skill '{skill}' is not a regular file")
+    try:  # a name too long for the system raises here, not only when reading
+        if real.is_dir():
+            return _listing(real, root, path, skill)
+        if not real.exists():
+            raise SkillFileError(f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}")
+        if not real.is_file():
+            raise SkillFileError(f"'{path}' in skill '{skill}' is not a regular file")
+    except OSError as error:
+        raise SkillFileError(f"cannot read '{path}' in skill '{skill}': {error.strerror}") from None
     try:
         size = real.stat().st_size
         if size > max_bytes:

@@ -86,18 +86,24 @@ class FileDigests:
     and inode stay the same (an edited file gets a new digest on the next look)."""
 
     def __init__(self) -> None:
-        self._known: dict[Path, tuple[tuple[int, int, int, int], str]] = {}
+        self._known: dict[Path, tuple[tuple[int, int, int, int], str, int]] = {}
 
     def of(self, real: Path) -> str:
         """The digest of the regular file at the real path ``real`` (``OSError`` if gone)."""
+        return self.sized(real)[0]
+
+    def sized(self, real: Path) -> tuple[str, int]:
+        """The digest and the size in bytes of the file at ``real``, both of the same
+        bytes read (``OSError`` if gone)."""
         info = real.stat()
         stamp = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
         known = self._known.get(real)
         if known is not None and known[0] == stamp:
-            return known[1]
-        digest = "sha256:" + hashlib.sha256(real.read_bytes()).hexdigest()
-        self._known[real] = (stamp, digest)
-        return digest
+            return known[1], known[2]
+        data = real.read_bytes()
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        self._known[real] = (stamp, digest, len(data))
+        return digest, len(data)
 
 
 @dataclass(frozen=True)

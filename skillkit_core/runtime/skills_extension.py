@@ -58,6 +58,10 @@ SCHEME = "skill://"
 SKILL_MD = "SKILL.md"
 DIRECTORY_MIME = "inode/directory"
 DEFAULT_PAGE_SIZE = 50
+MAX_RESOURCES = 512
+MAX_SKILL_BYTES = 16 * 1024 * 1024
+"""SEP-2640's per-skill limits: hosts must accept skills up to them, and servers should not
+serve a skill beyond either (so a file up to this size is read whole)."""
 _SKILL_MD_ANNOTATIONS = types.Annotations(audience=["user", "assistant"], priority=0.8)
 
 
@@ -167,26 +171,68 @@ def skill_files(record: SkillRecord) -> list[tuple[str, Path]]:
 
 
 def skill_entry(registry: Registry, record: SkillRecord) -> dict[str, Any]:
-    """The extension's entry for ``record``: URI, frontmatter, every file with its digest."""
+    """The extension's entry for ``record``: URI, frontmatter, every file with its digest
+    and size."""
     resources = []
     for path, real in skill_files(record):
         try:
-            digest = registry.digests.of(real)
+            digest, size = registry.digests.sized(real)
         except OSError:
             continue  # gone or unreadable since the walk: not a file the server can serve
-        resources.append({"uri": file_uri(record, path), "digest": digest})
+        resources.append({"uri": file_uri(record, path), "digest": digest, "size": size})
     return {"uri": skill_uri(record), "frontmatter": record.properties, "resources": resources}
+
+
+def over_limits(entry: dict[str, Any]) -> str | None:
+    """Why the skill of ``entry`` is beyond SEP-2640's per-skill limits (its "Limits":
+    :data:`MAX_RESOURCES` files, :data:`MAX_SKILL_BYTES` in all), or ``None``."""
+    resources = entry["resources"]
+    if len(resources) > MAX_RESOURCES:
+        return f"it has {len(resources)} files, over SEP-2640's limit of {MAX_RESOURCES}"
+    total = sum(resource["size"] for resource in resources)
+    if total > MAX_SKILL_BYTES:
+        return f"its files hold {total} bytes, over SEP-2640's limit of {MAX_SKILL_BYTES}"
+    return None
 
 
 def list_page(
     registry: Registry, cursor: str | None, page_size: int
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """One page of ``skills/list``: the entries and the cursor of the next page."""
+    """One page of ``skills/list``: the entries and the cursor of the next page. A skill
+    whose SKILL.md changed since discovery is listed as it is now (and left out when it
+    can no longer be loaded, as ``skills/get`` refuses it); one beyond the SEP's limits is
+    left out, with a warning on stderr."""
     records = registry.served
     start = _offset(cursor, len(records))
     end = min(start + page_size, len(records))
-    entries = [skill_entry(registry, record) for record in records[start:end]]
-    return entries, (_cursor(end) if end < len(records) else None)
+    entries = [_listed(registry, record) for record in records[start:end]]
+    return [e for e in entries if e is not None], (_cursor(end) if end < len(records) else None)
+
+
+def _listed(registry: Registry, record: SkillRecord) -> dict[str, Any] | None:
+    entry = skill_entry(registry, record)
+    first = entry["resources"][0] if entry["resources"] else None
+    if first is None or first["uri"] != entry["uri"] or first["digest"] != record.digest:
+        try:  # edited since discovery: the frontmatter must be the file's (SEP "Frontmatter")
+            entry = skill_entry(registry, registry.refresh(record))
+        except SkillkitError:
+            return None
+    problem = over_limits(entry)
+    if problem is not None:
+        _warn_once(f"{entry['uri']} is not served through the skills extension: {problem}")
+        return None
+    return entry
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    import sys
+
+    if message not in _warned:
+        _warned.add(message)
+        print(f"skillkit: warning: {message}", file=sys.stderr)
 
 
 def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
@@ -208,7 +254,11 @@ def get_entry(registry: Registry, uri: str) -> dict[str, Any]:
         record = nested_record(registry, target.record, folder)
     else:
         raise _invalid(f"'{uri}' is not the SKILL.md of a skill served here")
-    return skill_entry(registry, record)
+    entry = skill_entry(registry, record)
+    problem = over_limits(entry)
+    if problem is not None:
+        raise _invalid(f"'{uri}' is not served through the skills extension: {problem}")
+    return entry
 
 
 def nested_record(registry: Registry, enclosing: SkillRecord, folder: str) -> SkillRecord:
@@ -235,9 +285,12 @@ def nested_record(registry: Registry, enclosing: SkillRecord, folder: str) -> Sk
     return dataclasses.replace(outcome, skill_path=enclosing.skill_path + segments)
 
 
-def read_contents(registry: Registry, uri: str, *, max_bytes: int) -> types.ResourceContents:
+def read_contents(
+    registry: Registry, uri: str, *, max_bytes: int = MAX_SKILL_BYTES
+) -> types.ResourceContents:
     """``resources/read`` of a ``skill://`` file: text when it is UTF-8 without NUL bytes
-    (``text/markdown`` for SKILL.md), else base64 bytes."""
+    (``text/markdown`` for SKILL.md), else base64 bytes. Up to ``max_bytes``: by default
+    the SEP's limit for a whole skill, so every file of a served skill can be read."""
     target = parse_uri(registry, uri)
     if not target.path:
         raise _invalid(f"'{uri}' is a skill folder; list it with resources/directory/read")

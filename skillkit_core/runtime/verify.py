@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from skillkit_core.runtime.skills_extension import EXTENSION_ID
+from skillkit_core.runtime.skills_extension import EXTENSION_ID, MAX_RESOURCES, MAX_SKILL_BYTES
 
 if TYPE_CHECKING:
     from skillkit_core.lint.diagnostic import LintDiagnostic
@@ -111,9 +111,14 @@ def verify_entry(entry: Mapping[str, Any], files: Mapping[str, bytes]) -> list[s
     resources = entry.get("resources")
     if resources is None:
         return [*problems, f"{uri}: no resources: the skill cannot be verified or content-bound"]
+    if resources == "dynamic":  # deliberately unverifiable: only SKILL.md can be checked
+        if uri in files:
+            problems += [f"{uri}: {p}" for p in _frontmatter_problems(files[uri], frontmatter)]
+        return problems
     if not isinstance(resources, list):
-        return [*problems, f"{uri}: resources is not a list"]
+        return [*problems, f'{uri}: resources is neither a list nor "dynamic"']
     seen: set[str] = set()
+    total = 0
     for resource in resources:
         file_uri = resource.get("uri") if isinstance(resource, dict) else None
         digest = resource.get("digest") if isinstance(resource, dict) else None
@@ -125,19 +130,43 @@ def verify_entry(entry: Mapping[str, Any], files: Mapping[str, bytes]) -> list[s
         seen.add(file_uri)
         if file_uri != uri and not file_uri.startswith(root + "/"):
             problems.append(f"{file_uri}: not a file of the skill {root}")
+        size, size_problem = _size(resource)
+        if size_problem:
+            problems.append(f"{file_uri}: {size_problem}")
         if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
             problems.append(f"{file_uri}: digest {digest!r} is not sha256: and 64 lowercase hex")
             continue
         data = files.get(file_uri)
         if data is None:
             problems.append(f"{file_uri}: could not be read")
+            continue
+        total += len(data) if size is None else size
+        if size is not None and len(data) != size:
+            problems.append(f"{file_uri}: {len(data)} bytes read, {size} listed")
         elif "sha256:" + hashlib.sha256(data).hexdigest() != digest:
             problems.append(f"{file_uri}: the content read does not match the listed digest")
+    if len(resources) > MAX_RESOURCES or total > MAX_SKILL_BYTES:
+        problems.append(
+            f"{uri}: {len(resources)} files of {total} bytes, beyond SEP-2640's limits "
+            f"({MAX_RESOURCES} files, {MAX_SKILL_BYTES} bytes): no host has to load it"
+        )
     if uri not in seen:
         problems.append(f"{uri}: resources does not list the SKILL.md itself")
     elif uri in files:
         problems += [f"{uri}: {p}" for p in _frontmatter_problems(files[uri], frontmatter)]
     return problems
+
+
+def _size(resource: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    """A resource's ``size`` and what is wrong with it. The SEP's newest text requires it
+    (a read of another length fails like a wrong digest); earlier drafts had none, nor
+    does agentskills-mcp-server 0.7.0, so a missing size is not counted against a skill."""
+    if "size" not in resource:
+        return None, None
+    size = resource["size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        return None, f"size {size!r} is not a byte count"
+    return size, None
 
 
 def _frontmatter_problems(skill_md: bytes, listed: Mapping[str, Any]) -> list[str]:

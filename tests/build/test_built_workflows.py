@@ -228,6 +228,10 @@ async def test_the_built_mcp_server_serves_its_own_folder_through_the_skills_ext
         # Declared in the initialize answer, as SEP-2640 says (the SDK alone leaves it out).
         extensions = session.initialize_result.capabilities.extensions
         assert extensions == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
+        # It answers resources/read, so it declares resources (base protocol, Resources).
+        assert session.initialize_result.capabilities.resources is not None
+        listing = await session.list_resources()
+        assert [str(r.uri) for r in listing.resources] == ["skill://autopilot/SKILL.md"]
         (check,) = await check_session(session)
         assert check.uri == "skill://autopilot/SKILL.md" and check.verified, check.problems
         assert not check.lint_errors, check.lint_errors

@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 import yaml
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
@@ -174,6 +175,12 @@ async def test_the_listing_pages_whole_entries_and_digests_every_file(
         assert len(listed) == len(entry["resources"])
         assert listed == on_disk
         assert entry["resources"][0]["uri"] == entry["uri"]
+        # Each file's size, of the bytes the digest covers (the SEP's newest text).
+        sizes = {
+            f"skill://{skill_path}/{rel}": p.stat().st_size
+            for rel, p in files_on_disk(folder).items()
+        }
+        assert {resource["uri"]: resource["size"] for resource in entry["resources"]} == sizes
 
 
 async def test_nested_paths_binary_files_and_escapes_in_the_listing(server: McpConnection) -> None:
@@ -246,7 +253,8 @@ async def test_get_answers_for_an_unlisted_nested_skill(server: McpConnection, r
     folder = root / "acme/billing/refunds/assets/example"
     assert entry["uri"] == uri
     assert entry["frontmatter"] == frontmatter_of(folder / "SKILL.md")
-    assert entry["resources"] == [{"uri": uri, "digest": sha256(folder / "SKILL.md")}]
+    size = (folder / "SKILL.md").stat().st_size
+    assert entry["resources"] == [{"uri": uri, "digest": sha256(folder / "SKILL.md"), "size": size}]
 
 
 async def test_a_misnamed_nested_skill_is_reported_and_left_out(server: McpConnection) -> None:
@@ -531,3 +539,74 @@ async def test_two_thousand_skills_list_in_pages_in_bounded_time(
     assert len({entry["uri"] for entry in entries}) == SCALE_SKILLS
     assert all(len(entry["resources"]) == 2 for entry in entries)
     assert elapsed < SCALE_SECONDS, f"listing took {elapsed:.1f} s"
+
+
+async def test_a_skill_md_edited_while_served_is_listed_as_it_is_now(
+    server: McpConnection, root: Path
+) -> None:
+    """The listing kept discovery's frontmatter beside the new digest: an entry no host could
+    verify (SEP: the frontmatter "MUST be identical in content" to the file's), and unlike
+    the skills/get entry of the same skill."""
+    uri = "skill://gen/skill-05/SKILL.md"
+    skill_md = root / "gen/skill-05/SKILL.md"
+    skill_md.write_text("---\nname: skill-05\ndescription: Edited.\nlicense: MIT\n---\nNew.\n")
+    listed = {entry["uri"]: entry for page in await all_pages(server) for entry in page["skills"]}
+    assert listed[uri]["frontmatter"] == {
+        "name": "skill-05",
+        "description": "Edited.",
+        "license": "MIT",
+    }
+    assert listed[uri]["resources"][0]["digest"] == sha256(skill_md)
+    assert (await request(server, "skills/get", uri=uri))["skill"] == listed[uri]
+    # Renamed: skills/get refuses it, and the listing no longer offers it.
+    skill_md.write_text("---\nname: renamed\ndescription: Renamed.\n---\n")
+    with pytest.raises(MCPError) as caught:
+        await request(server, "skills/get", uri=uri)
+    assert caught.value.error.code == types.INVALID_PARAMS
+    listed = {entry["uri"] for page in await all_pages(server) for entry in page["skills"]}
+    assert uri not in listed and "skill://gen/skill-04/SKILL.md" in listed
+
+
+async def test_a_name_too_long_for_the_system_is_an_invalid_uri_not_an_internal_error(
+    server: McpConnection,
+) -> None:
+    for segment in ("x" * 300, "é" * 200):
+        with pytest.raises(MCPError) as caught:
+            await server.session.read_resource(f"skill://gen/skill-00/{segment}")
+        assert caught.value.error.code == types.INVALID_PARAMS, caught.value.error
+        assert "File name too long" in caught.value.error.message
+
+
+async def test_skills_beyond_the_sep_limits_are_not_served_and_named_on_stderr(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """SEP-2640 "Limits": 512 files and 16 MiB per skill; servers SHOULD NOT serve more.
+    A file up to that size is read whole (reads stopped at 8 MiB, below what hosts take)."""
+    root = tmp_path_factory.mktemp("limits") / "root"
+    for name, files in (("many", 512), ("big", 0), ("fits", 511)):
+        folder = root / name
+        (folder / "files").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name}.\n---\n")
+        for n in range(files):
+            (folder / "files" / f"{n}.md").write_text(str(n))
+    (root / "big" / "files" / "large.txt").write_bytes(b"a" * (9 << 20))
+    (root / "big" / "files" / "more.txt").write_bytes(b"b" * (8 << 20))
+    (root / "nine" / "files").mkdir(parents=True)
+    (root / "nine" / "SKILL.md").write_text("---\nname: nine\ndescription: Nine MiB.\n---\n")
+    (root / "nine" / "files" / "large.txt").write_bytes(b"a" * (9 << 20))
+    stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    connection = McpConnection(serve_command(str(root)), stderr, modern=True)
+    await connection.start()
+    try:
+        listed = {e["uri"]: e for page in await all_pages(connection) for e in page["skills"]}
+        assert sorted(listed) == ["skill://fits/SKILL.md", "skill://nine/SKILL.md"]
+        assert len(listed["skill://fits/SKILL.md"]["resources"]) == 512
+        for name, why in (("many", "513 files"), ("big", "limit of 16777216")):
+            with pytest.raises(MCPError, match=why):
+                await request(connection, "skills/get", uri=f"skill://{name}/SKILL.md")
+        large = await connection.session.read_resource("skill://nine/files/large.txt")
+        assert len(large.contents[0].text) == 9 << 20
+    finally:
+        await connection.stop()
+    warnings = [line for line in connection.stderr().splitlines() if "SEP-2640" in line]
+    assert len(warnings) == 2, warnings

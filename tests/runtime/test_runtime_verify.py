@@ -154,6 +154,38 @@ def test_a_name_that_is_not_the_last_segment_fails() -> None:
     assert any("is not frontmatter.name" in problem for problem in problems)
 
 
+def _sized(**sizes: int) -> list[dict]:
+    return [
+        {"uri": URI, "digest": digest(SKILL_MD), "size": sizes.get("skill_md", len(SKILL_MD))},
+        {"uri": GUIDE_URI, "digest": digest(GUIDE), "size": sizes.get("guide", len(GUIDE))},
+    ]
+
+
+def test_sizes_are_checked_against_the_bytes_read() -> None:
+    # SEP-2640's newest text: a read of another length fails like a wrong digest.
+    assert verify_entry(entry(resources=_sized()), FILES) == []
+    problems = verify_entry(entry(resources=_sized(guide=len(GUIDE) + 1)), FILES)
+    assert problems == [f"{GUIDE_URI}: {len(GUIDE)} bytes read, {len(GUIDE) + 1} listed"]
+    bad = _sized()
+    bad[1]["size"] = "12"
+    assert verify_entry(entry(resources=bad), FILES) == [
+        f"{GUIDE_URI}: size '12' is not a byte count"
+    ]
+
+
+def test_a_skill_beyond_the_sep_limits_fails() -> None:
+    problems = verify_entry(entry(resources=_sized(guide=(16 << 20))), FILES)
+    assert any("beyond SEP-2640's limits" in problem for problem in problems), problems
+
+
+def test_dynamic_resources_are_taken_and_only_skill_md_is_checked() -> None:
+    assert verify_entry(entry(resources="dynamic"), {URI: SKILL_MD}) == []
+    hidden = {"name": "refunds", "description": "Refunds."}
+    problems = verify_entry(entry(resources="dynamic", frontmatter=hidden), {URI: SKILL_MD})
+    assert "x-extra" in problems[0]
+    assert "neither a list" in verify_entry(entry(resources="all"), FILES)[0]
+
+
 def test_an_unreadable_file_fails() -> None:
     problems = verify_entry(entry(), {URI: SKILL_MD})
     assert problems == [f"{GUIDE_URI}: could not be read"]

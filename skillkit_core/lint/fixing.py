@@ -80,16 +80,24 @@ def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
     if path.is_symlink():
         # What it leads to may lie outside the skill (the check did not read it there).
         raise OSError(0, "a symbolic link; fix the file it leads to by hand")
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # newline="": line breaks as written (read_text made every CRLF an LF)
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError):
         return False
     bom = "\ufeff" if text.startswith("\ufeff") else ""
+    found = _LINE_BREAK.search(text)
+    if found is not None and found.group() != "\n":  # what a fix inserts, in the file's own
+        edits = [edit._replace(new_text=_broken_as(edit.new_text, found.group())) for edit in edits]
     new_text = apply_edits(text[len(bom) :], edits)
     if new_text == text[len(bom) :]:
         return False
     _replace(path, (bom + new_text).encode("utf-8"))
     return True
+
+
+def _broken_as(text: str, line_break: str) -> str:
+    return _LINE_BREAK.sub(line_break, text) if "\n" in text or "\r" in text else text
 
 
 def _replace(path: Path, data: bytes) -> None:

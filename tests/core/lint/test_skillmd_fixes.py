@@ -159,6 +159,20 @@ def test_apply_edits_keeps_crlf_and_drops_overlaps() -> None:
     assert apply_edits(text, edits) == 'a: "1"\r\nzzz\r\n'
 
 
+@pytest.mark.parametrize("line_break", ["\r\n", "\r"], ids=["crlf", "lone-cr"])
+def test_fixes_keep_the_files_line_breaks(tmp_path: Path, line_break: str) -> None:
+    # The file was read with universal newlines: --fix turned every CRLF into LF.
+    skill = "---\nname: pdf\ndescription: Use when: x\n---\n# Body\n".replace("\n", line_break)
+    script = "echo hi\nls\n".replace("\n", line_break)
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill, "scripts/run.sh": script})
+    apply_fixes(check_folder(root).diagnostics)
+    fixed = (root / "SKILL.md").read_bytes().decode()
+    assert fixed == skill.replace("Use when: x", '"Use when: x"')
+    # A fix that inserts a line inserts it with the file's own break.
+    expected = f"#!/usr/bin/env bash{line_break}{script}"
+    assert (root / "scripts/run.sh").read_bytes().decode() == expected
+
+
 def test_fixes_keep_a_byte_order_mark(tmp_path: Path) -> None:
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "\ufeff" + skill_md(name="Pdf-Tools")})
     apply_fixes(check_folder(root).diagnostics)

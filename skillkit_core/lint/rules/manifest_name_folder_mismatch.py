@@ -1,4 +1,5 @@
-"""name-folder-mismatch: ``name`` equals the folder's name (compared after NFKC).
+"""name-folder-mismatch: ``name`` equals the folder's name (compared after NFKC; the
+folder's name keeps any space around it).
 
 No safe fix: renaming the skill changes its public name, renaming the folder its path.
 Both are offered as suggestions (an editor's choice), neither is applied by ``--fix``.
@@ -6,6 +7,7 @@ Both are offered as suggestions (an editor's choice), neither is applied by ``--
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 
 from skillkit_core import path_text
@@ -22,7 +24,9 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     name = folder.text_value("name")
     if name is None or not name.strip():
         return
-    if normalized(name) != normalized(folder.folder_name):
+    # The folder's name as it is (NFKC only): "pdf " is no folder named pdf, and hosts
+    # that match the two (the reference validator among them) see the space.
+    if normalized(name) != unicodedata.normalize("NFKC", folder.folder_name):
         yield RULE.diagnostic(
             f"name '{normalized(name)}' does not match the folder name "
             f"'{folder.folder_name}'; rename one of them",

@@ -138,6 +138,16 @@ CASES = [
         [],
         folder="ｐｄｆ",  # full-width letters: equal to 'pdf' after NFKC
     ),
+    *(
+        Case(
+            "name-folder-mismatch",
+            False,
+            {"SKILL.md": skill_md(name="pdf")},
+            [("name-folder-mismatch", "error", 2, "SKILL.md")],
+            folder=folder,  # the reference validator: "Directory name 'pdf ' must match"
+        )
+        for folder in ("pdf ", " pdf", "pdf\t", "pdf\u00a0")
+    ),
     Case(
         "description-length",
         False,

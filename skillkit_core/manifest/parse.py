@@ -281,12 +281,43 @@ def _without_surrogates(text: str) -> str:
     return text
 
 
+_BREAKS_OF_YAML_1_1 = "\x85\u2028\u2029"
+"""Line breaks to YAML 1.1 (PyYAML), plain characters to YAML 1.2 (section 5.4) and to the
+hosts' JavaScript parsers: a description holding one was refused as invalid YAML."""
+_STAND_INS = "\ue000\ue001\ue002"  # private-use characters taking their place while parsed
+
+
 def _parse_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
+    yaml_text = _without_surrogates(yaml_text)
+    stood_in = any(c in yaml_text for c in _BREAKS_OF_YAML_1_1) and not any(
+        c in yaml_text for c in _STAND_INS
+    )
+    parsed = yaml_text.translate(_TO_STAND_INS) if stood_in else yaml_text
+    result = _parse_text_with_pyyaml(parsed, offset, starts)
+    if stood_in:
+        result.mapping = _restored(result.mapping)
+    return result
+
+
+_TO_STAND_INS = str.maketrans(_BREAKS_OF_YAML_1_1, _STAND_INS)
+_FROM_STAND_INS = str.maketrans(_STAND_INS, _BREAKS_OF_YAML_1_1)
+
+
+def _restored(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.translate(_FROM_STAND_INS)
+    if isinstance(value, dict):
+        return {_restored(key): _restored(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restored(item) for item in value]
+    return value
+
+
+def _parse_text_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
+    result = _YamlResult()
     import yaml
 
-    result = _YamlResult()
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(_without_surrogates(yaml_text))
+    loader = _loader_class()(yaml_text)
     try:
         try:
             root = loader.get_single_node()
@@ -382,6 +413,36 @@ def _construct_fields(
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_loader: Any = None
+
+
+def _loader_class() -> Any:
+    """PyYAML's safe loader (its C parser where built), except that a scalar it resolves
+    to a date or an integer it then cannot make (``2025-02-29``, ``0x_``) is its text, as
+    a YAML 1.2 parser reads it: it was an invalid-YAML error, which no host's JavaScript
+    parser would raise (``yaml-typed-scalar`` still says the value is not plain text)."""
+    global _loader
+    if _loader is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _loader = type("TolerantSafeLoader", (base,), {})
+        for tag, construct in (
+            ("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_timestamp),
+            ("tag:yaml.org,2002:int", yaml.SafeLoader.construct_yaml_int),
+        ):
+            _loader.add_constructor(tag, _or_text(construct))
+    return _loader
+
+
+def _or_text(construct: Any) -> Any:
+    def tolerant(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, OverflowError):
+            return node.value
+
+    return tolerant
 
 
 def _construct(loader: Any, node: Any) -> Any:

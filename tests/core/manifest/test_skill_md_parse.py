@@ -117,10 +117,34 @@ def test_duplicate_keys_are_reported_at_the_second_key() -> None:
 
 
 def test_one_bad_value_keeps_the_other_fields() -> None:
-    parsed = parse_skill_md("---\nname: x\nsince: 2024-02-30\ndescription: d\n---\n")
+    parsed = parse_skill_md("---\nname: x\nsince: !!float soon\ndescription: d\n---\n")
     assert codes(parsed) == ["invalid-yaml"]
-    assert parsed.problems[0].range == SourceRange(2, 7, 2, 17)
+    assert parsed.problems[0].range == SourceRange(2, 7, 2, 19)
     assert parsed.frontmatter == {"name": "x", "description": "d"}
+
+
+def test_a_date_or_integer_yaml_1_1_cannot_make_is_its_text() -> None:
+    # PyYAML resolves these to a date or an integer, then fails to make one: an
+    # invalid-YAML error, where a YAML 1.2 parser (the hosts' JavaScript ones) reads text.
+    text = "---\nname: x\ndescription: 2024-02-30\nmetadata:\n  n: 0x_\n  d: 2025-02-29\n---\n"
+    parsed = parse_skill_md(text)
+    assert codes(parsed) == []
+    assert parsed.frontmatter["description"] == "2024-02-30"
+    assert parsed.frontmatter["metadata"] == {"n": "0x_", "d": "2025-02-29"}
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_unicode_line_breaks_are_characters_of_a_value(brk: str) -> None:
+    # YAML 1.1 (PyYAML) breaks lines there; YAML 1.2 (section 5.4) does not. The check
+    # refused a description holding one as invalid YAML, pointing at the next line.
+    text = f"---\nname: x\ndescription: Does X.{brk}Use when Y.\nlicense: MIT\n---\n"
+    parsed = parse_skill_md(text)
+    assert codes(parsed) == []
+    assert parsed.frontmatter == {
+        "name": "x",
+        "description": f"Does X.{brk}Use when Y.",
+        "license": "MIT",
+    }
 
 
 def test_recursive_alias_is_refused_without_constructing() -> None:

@@ -47,6 +47,11 @@ _SINGLE = re.compile(r"'[^']*'")
 _BLOCK_STYLES = {"|": "literal", "|-": "literal", ">": "folded", ">-": "folded"}
 
 
+_MAX_KEY = 1024
+"""The longest implicit key YAML allows (1.2, section 7.4.2 and 8.2.2): PyYAML refuses a
+longer one, so such a frontmatter is left to it and gets its error."""
+
+
 def _spellings(*words: str) -> frozenset[str]:
     return frozenset(form for word in words for form in (word, word.capitalize(), word.upper()))
 
@@ -150,8 +155,8 @@ class _Reader:
             raise _Unread
         indent, key, value = match.group(1), match.group(2), match.group(3)
         key_start = start + len(indent)
-        if key in _TRUE or key in _FALSE or key in _NULL:
-            raise _Unread
+        if key in _TRUE or key in _FALSE or key in _NULL or len(key) > _MAX_KEY:
+            raise _Unread  # PyYAML, as YAML itself, takes no implicit key over 1024
         key_range = self.span(key_start, key_start + len(key))
         self.at += 1
         if value is None:

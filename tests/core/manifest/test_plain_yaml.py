@@ -101,6 +101,8 @@ def test_the_common_shapes_take_the_shortcut_and_agree(yaml_text: str) -> None:
         "name: a\r\ndescription: b\r\n",
         "name: a\u2028b\n",
         "name: a\x85b\n",
+        "k" * 1025 + ": v\n",  # over YAML's 1024 for an implicit key: PyYAML's error
+        "metadata:\n  " + "k" * 1025 + ": v\n",
         "name: [a, b]\n",
         "name: &x a\n",
         "name: !!str a\n",

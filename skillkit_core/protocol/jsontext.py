@@ -134,7 +134,7 @@ def request_id_in_text(text: str) -> int | str | None:
                 continue  # a string value "id", not the key
             try:
                 value, _ = json.JSONDecoder().raw_decode(text, colon.end())
-            except ValueError:
+            except (ValueError, RecursionError):  # an id nested thousands deep: no id
                 return None
             return request_id(value)
     return None

@@ -319,6 +319,9 @@ async def in_worker_thread(run: Any, ctx: Any) -> Any:
     import anyio.to_thread
 
     finished = False
+    # (raised?, the value or the error), taken out of the task group: what leaves a task
+    # group's body comes out wrapped in an ExceptionGroup
+    outcome: list[tuple[bool, Any]] = []
 
     async def signal_when_cancelled() -> None:
         try:
@@ -331,10 +334,16 @@ async def in_worker_thread(run: Any, ctx: Any) -> Any:
         group.start_soon(signal_when_cancelled)
         try:
             with anyio.CancelScope(shield=True):
-                return await anyio.to_thread.run_sync(run, ctx)
+                outcome.append((False, await anyio.to_thread.run_sync(run, ctx)))
+        except Exception as error:
+            outcome.append((True, error))
         finally:
             finished = True
             group.cancel_scope.cancel()
+    raised, value = outcome[0]
+    if raised:
+        raise value
+    return value
 
 
 def _only(args: dict[str, Any], allowed: tuple[str, ...], tool: str) -> None:

@@ -301,6 +301,7 @@ DEEP = b"[" * 5000 + b"]" * 5000
             905,
             "nested",
         ),
+        (b'{"jsonrpc":"2.0","id":' + DEEP + b',"method":"x","params":{}}', -32700, None, "nested"),
     ],
     ids=[
         "no-jsonrpc",
@@ -311,6 +312,7 @@ DEEP = b"[" * 5000 + b"]" * 5000
         "truncated",
         "not-utf8",
         "nested-5000-deep",
+        "id-nested-5000-deep",
     ],
 )
 def test_a_message_that_is_no_request_gets_an_error_not_silence(

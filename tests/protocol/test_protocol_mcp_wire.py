@@ -51,6 +51,14 @@ def test_a_broken_request_is_answered_with_its_own_id(server: RawServer) -> None
     assert_still_serving(server, 2)
 
 
+def test_a_request_whose_id_is_nested_5000_deep_gets_an_error(server: RawServer) -> None:
+    # Reading the id of the unparsable line recursed out of the stack: the server died.
+    server.send_line('{"jsonrpc":"2.0","id":' + "[" * 5000 + "]" * 5000 + ',"method":"ping"}')
+    answer = server.receive()
+    assert answer["id"] is None and answer["error"]["code"] == PARSE_ERROR, answer
+    assert_still_serving(server, 3)
+
+
 def test_a_request_nested_100000_deep_gets_an_error_not_silence(server: RawServer) -> None:
     server.send_line(nested_request(7, 100_000))
     answer = server.answer_to(7)
@@ -264,6 +272,24 @@ def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
         seen = {"released": True, "cancelled": False, "main_thread": False}
         assert log.read_text().splitlines()[1:] == [json.dumps(seen)]
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+
+
+def test_a_plain_action_that_fails_in_its_thread_reports_its_own_error(tmp_path: Path) -> None:
+    # The worker thread's error left a task group wrapped in an ExceptionGroup, whose
+    # name and count were all the agent read.
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
+    params = {"release": str(tmp_path / "r"), "log": str(tmp_path / "log"), "fail": True}
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
+        server.initialize()
+        server.send(_call(1, "start", {"params": params}))
+        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
+        server.send(
+            _call(2, "advance", {"session": session, "step": "work", "output": {"go": True}})
+        )
+        result = json.loads(server.answer_to(2)["result"]["content"][0]["text"])
+    assert result["status"] == "error" and result["retry"] is True, result
+    assert result["message"].endswith("failed: ValueError: the disk is on fire"), result
 
 
 def test_a_client_that_hangs_up_during_a_slow_plain_action_stops_it(tmp_path: Path) -> None:

@@ -238,7 +238,7 @@ def _as_json(data: Any) -> str | None:
     except (TypeError, RecursionError):
         return None
     except ValueError:  # "Out of range float values", or a reference cycle
-        found = _non_finite_at(data, ())
+        found = non_finite_at(data)
         if found is None:
             return None
     from pydantic_core import PydanticCustomError, ValidationError
@@ -251,17 +251,24 @@ def _as_json(data: Any) -> str | None:
     raise ValidationError.from_exception_data("answer", details)
 
 
+def non_finite_at(data: Any) -> tuple[tuple[Any, ...], float] | None:
+    """The first NaN or infinity in plain data (dicts, lists, tuples) and where it is, or
+    ``None`` (also for data that holds itself)."""
+    try:
+        return _non_finite_at(data, ())
+    except RecursionError:
+        return None
+
+
 def _non_finite_at(data: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], float] | None:
-    """The first NaN or infinity of ``data`` and where it is, or ``None``."""
     if isinstance(data, float):
         return (path, data) if data - data != 0.0 else None
-    items = (
-        data.items()
-        if isinstance(data, dict)
-        else enumerate(data)
-        if isinstance(data, list)
-        else ()
-    )
+    if isinstance(data, dict):
+        items: Any = data.items()
+    elif isinstance(data, list | tuple):
+        items = enumerate(data)
+    else:
+        return None
     for key, value in items:
         found = _non_finite_at(value, (*path, key))
         if found is not None:

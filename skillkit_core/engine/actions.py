@@ -107,12 +107,29 @@ def _checked_output(at: str, schema: Any, output: Any) -> tuple[Any, Any]:
                 "list, str, number, bool, None) or a pydantic model, or declare an output "
                 "schema with action(..., output=...)"
             ) from None
-        return output, data
+        return output, finite(at + "returned", data)
     try:
         value = schema.validate(output)
     except ValidationError as error:
         raise ActionError(f"{at}invalid output: {format_validation_error(error)}") from None
-    return value, schema.dump(value)
+    return value, finite(at + "returned", schema.dump(value))
+
+
+def finite(what: str, data: Any) -> Any:
+    """``data``, refused with a ``SkillRuntimeError`` when it holds a NaN or an infinity:
+    written into a result it would be no JSON (``NaN``), which the next call's history,
+    the session file read back, and every strict reader refuse."""
+    from skillkit_core.schema import non_finite_at
+
+    found = non_finite_at(data)
+    if found is not None:
+        path, number = found
+        where = "".join(f"[{key!r}]" for key in path)
+        raise SkillRuntimeError(
+            f"{what} {number!r}{' at ' + where if where else ''}, a number JSON cannot hold; "
+            "return a finite number, or the text of it"
+        )
+    return data
 
 
 def _plain(step: StepDefinition, response: Any) -> Any:

@@ -349,8 +349,12 @@ class WorkflowEngine:
 
     def _saved_json(self, step: str, key: str, value: Any) -> Any:
         """A value ``save()`` returned as plain JSON data; a runtime error if it has none."""
+        from skillkit_core.engine.actions import finite
+
         try:
-            return _to_json(value)
+            return finite(f"save() returned {{'{key}': …}} with", _to_json(value))
+        except SkillRuntimeError as error:
+            raise self._runtime(step, error.message) from None
         except ValueError as error:  # pydantic_core's PydanticSerializationError
             raise self._runtime(
                 step,

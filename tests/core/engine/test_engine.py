@@ -292,6 +292,27 @@ async def test_failing_action_is_retryable_and_changes_nothing() -> None:
     assert "disk full" in result.message and run.current == "a"
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"action": lambda ctx: {"ratio": float("nan")}}, "returned nan at ['ratio']"),
+        ({"save": lambda ctx: {"step": {"big": [1, float("inf")]}}}, "inf at ['big'][1]"),
+    ],
+    ids=["action", "save"],
+)
+async def test_a_number_json_cannot_hold_from_the_skills_own_code_is_a_runtime_error(
+    options: dict, said: str
+) -> None:
+    # Written into a result as NaN, it was no JSON: the next call's --history and the
+    # session file read back refused it, and the run fell back a step.
+    definition = skill(name="s", entry="a").step("a", prompt="x", next=terminal, **options)
+    run = engine(definition.build())
+    await run.start()
+    result = await run.advance("a", {})
+    assert result.error == "runtime" and said in result.message, result.message
+    assert "a number JSON cannot hold" in result.message and run.current == "a"
+
+
 class _AsyncCall:
     async def __call__(self, ctx):
         return {"by": "async object"}

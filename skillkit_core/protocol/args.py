@@ -286,8 +286,6 @@ def _value(flag: Flag, raw: str | bool) -> Any:
     assert isinstance(raw, str)
     if flag.name == "tools":
         return tuple(name.strip() for name in raw.split(",") if name.strip())
-    if flag.name == "session-dir" and not raw.isascii():
-        _check_utf8_path(raw)
     if not flag.json:
         return raw
     raw = _json_text(flag.name, raw)
@@ -303,18 +301,6 @@ def _value(flag: Flag, raw: str | bool) -> Any:
             f"{type(value).__name__}"
         )
     return value
-
-
-def _check_utf8_path(path: str) -> None:
-    """A session file's path is printed in JSON, which holds text: a folder whose name
-    is not UTF-8 could only be printed as some other path."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        raise BadFlagValue(
-            f"--session-dir must be a path in UTF-8 (it is printed in JSON results); got '{shown}'"
-        ) from None
 
 
 def _json_text(name: str, raw: str) -> str:

@@ -44,13 +44,17 @@ _UNICODE_BREAKS = ("\x85", "\u2028", "\u2029")
 _ESCAPED_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in _UNICODE_BREAKS}
 
 
+def readable(text: str) -> str:
+    """``text`` as UTF-8 text: bytes smuggled in by surrogateescape (a path or an argument
+    that is not UTF-8) come back as ``\\xNN``, other lone surrogates as ``\\udNNN``."""
+    if _escaped_bytes(text):
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _encodable(data: Any) -> Any:
     if isinstance(data, str):
-        # Bytes smuggled in by surrogateescape come back as \xNN, other lone ones as \udNNN.
-        raw = data.encode("utf-8", "surrogateescape") if _escaped_bytes(data) else None
-        if raw is not None:
-            return raw.decode("utf-8", "backslashreplace")
-        return data.encode("utf-8", "backslashreplace").decode("utf-8")
+        return readable(data)
     if isinstance(data, dict):
         return {_encodable(key): _encodable(value) for key, value in data.items()}
     if isinstance(data, list | tuple):

@@ -65,18 +65,32 @@ def default_session_dir() -> Path:
 
 
 def session_dir_path(explicit: str | None) -> Path:
-    """Where the session folder is (``--session-dir`` or the default), unchecked."""
+    """Where the session folder is (``--session-dir`` or the default), checked only for
+    being a path a pointer can name: UTF-8 text (JSON holds no other bytes)."""
     if explicit is None:
-        return default_session_dir()
+        return _utf8(default_session_dir())
     if not explicit.strip() or "\x00" in explicit:
         raise SessionError(f"--session-dir {explicit!r} is not a folder path")
     try:
-        return Path(os.path.abspath(os.path.expanduser(explicit)))
+        return _utf8(Path(os.path.abspath(os.path.expanduser(explicit))))
     except OSError as error:  # relative, and the current folder was deleted
         raise SessionError(
             f"--session-dir {explicit!r} is relative, and the current folder cannot be "
             f"found ({error.strerror}): give an absolute path"
         ) from None
+
+
+def _utf8(folder: Path) -> Path:
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:
+        from skillkit_core.protocol.output import readable
+
+        raise SessionError(
+            f"the session folder {readable(str(folder))} is not a UTF-8 path, which the "
+            "session's pointer (JSON) cannot name: give --session-dir a UTF-8 path"
+        ) from None
+    return folder
 
 
 def session_dir(explicit: str | None, *, create: bool) -> Path:

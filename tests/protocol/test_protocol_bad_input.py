@@ -4,6 +4,7 @@ stderr, no traceback, and the session's files exactly as they were."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ import pytest
 from tests.protocol.support import (
     DEPLOY_CHECK,
     HANDBOOK,
+    ROOT,
     TRIAGE,
     Call,
     Session,
@@ -475,15 +477,26 @@ def test_bytes_that_are_not_utf8_are_echoed_as_escapes_in_a_json_error(
     assert "Traceback" not in call.stderr
 
 
-def test_a_session_folder_whose_name_is_not_utf8_is_refused_before_anything_is_made(
-    tmp_path: Path,
+@pytest.mark.parametrize("how", ["flag", "relative", "temp"])
+def test_a_session_folder_whose_path_is_not_utf8_is_refused_before_anything_is_made(
+    tmp_path: Path, how: str
 ) -> None:
     """Its path could not be printed in the pointer: the start exited 0 and printed
-    nothing, leaving the folder and its key behind."""
-    folder = tmp_path / ("bad" + NOT_UTF8)
-    call = run(DEPLOY_CHECK, "start", "--session", "new", "--session-dir", str(folder))
+    nothing, leaving the folder and its key behind (or, once escaped, pointed at a file
+    that does not exist): by the flag, a relative flag under such a folder, or TMPDIR."""
+    bad = tmp_path / ("bad" + NOT_UTF8)
+    bad.mkdir()
+    args = ["start", "--session", "new"]
+    env = None
+    if how == "flag":
+        args += ["--session-dir", str(bad / "sessions")]
+    elif how == "relative":
+        args += ["--session-dir", os.path.relpath(bad / "sessions", ROOT)]
+    else:
+        env = {"TMPDIR": str(bad)}
+    call = run(DEPLOY_CHECK, *args, env=env)
     assert call.code == 1, call.describe()
-    assert call.json["error"] == "usage", call.json
-    assert "--session-dir must be a path in UTF-8" in call.json["message"]
+    assert call.json["error"] == "session", call.json
+    assert "is not a UTF-8 path" in call.json["message"]
     assert "bad\\xff" in call.json["message"]
-    assert not folder.exists()
+    assert list(bad.iterdir()) == []

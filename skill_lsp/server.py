@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -90,8 +91,9 @@ class SkillServer(LanguageServer):
 
         if failed_on_stream(error):
             _stop_unreachable(error)
-        if isinstance(error, UNREADABLE) and self.input is not None:
-            # pygls's reading of a body failed: JSON-RPC asks for a parse error answer.
+        if isinstance(error, UNREADABLE) and source is JsonRpcException and self.input:
+            # pygls's reading of a body failed (its message loop reports those with this
+            # source): JSON-RPC asks for a parse error answer.
             self.protocol.refuse_unreadable(self.input.last_body, error)
             return
         from skill_lsp.log import log_message

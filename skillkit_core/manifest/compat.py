@@ -77,6 +77,7 @@ _YAML_FEATURES = {
     "anchor": "anchors (&name)",
     "flow": "flow collections ({...} or [...])",
     "tag": "tags (!tag)",
+    "tab": "tabs outside quoted or block values",
 }
 
 
@@ -116,6 +117,8 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
         reasons.append(f"keys outside the specification: {', '.join(extra)}")
     reasons += _reasons(found, frozenset({"skill-md-bom"}))
     kinds = sorted({f.kind for f in folder.parsed.yaml_features})
+    if any(d.rule == "yaml-not-strict" and d.message.startswith("tab ") for d in found):
+        kinds.append("tab")
     if kinds:
         named = ", ".join(_YAML_FEATURES.get(kind, kind) for kind in kinds)
         reasons.append(f"the strict YAML parser refuses {named}")

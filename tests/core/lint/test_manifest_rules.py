@@ -283,6 +283,21 @@ CASES = [
     ),
     Case("yaml-not-strict", True, {"SKILL.md": skill_md(extra="metadata:\n  author: Ada\n")}, []),
     Case(
+        "yaml-not-strict",
+        False,
+        {"SKILL.md": skill_md(extra="license:\tMIT\nmetadata:\n  a: b\t# c\n")},
+        [
+            ("yaml-not-strict", "warning", 4, "SKILL.md"),
+            ("yaml-not-strict", "warning", 6, "SKILL.md"),
+        ],
+    ),
+    Case(
+        "yaml-not-strict",
+        True,
+        {"SKILL.md": skill_md(extra='license: "M\tIT"\n# a\tcomment\n')},
+        [],
+    ),
+    Case(
         "broken-link",
         False,
         {"SKILL.md": body("# PDF\n\nRead [the forms guide](references/forms.md#top).\n")},

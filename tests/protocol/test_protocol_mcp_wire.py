@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,21 @@ def _call(request_id: int, tool: str, arguments: dict[str, object]) -> dict[str,
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
+@contextmanager
+def _patient(tmp_path: Path, **params: object) -> Iterator[tuple[RawServer, dict[str, object]]]:
+    """``scripts/run mcp`` of the patient fixture, a run started (request 1) with its
+    release file and log in ``tmp_path``; the server and the arguments that answer its
+    step ``go``."""
+    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
+    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
+    params = {"release": str(tmp_path / "release"), "log": str(tmp_path / "log.jsonl"), **params}
+    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
+        server.initialize()
+        server.send(_call(1, "start", {"params": params}))
+        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
+        yield server, {"session": session, "step": "work", "output": {"go": True}}
+
+
 def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
     tmp_path: Path,
 ) -> None:
@@ -245,14 +261,8 @@ def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
     ``def`` tool (mcp.server.mcpserver.utilities.func_metadata): it used to run on the
     event loop, where nothing else was answered, not even the cancellation meant to stop
     it, until it returned."""
-    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
-    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
     release, log = tmp_path / "release", tmp_path / "log.jsonl"
-    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
-        server.initialize()
-        server.send(_call(1, "start", {"params": {"release": str(release), "log": str(log)}}))
-        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
-        go = {"session": session, "step": "work", "output": {"go": True}}
+    with _patient(tmp_path) as (server, go):
         server.send(_call(2, "advance", go))
         server.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
         assert server.answer_to(3, timeout=5) == {"jsonrpc": "2.0", "id": 3, "result": {}}
@@ -268,7 +278,7 @@ def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
         release.touch()
         server.send(_call(4, "advance", go))
         result = json.loads(server.answer_to(4)["result"]["content"][0]["text"])
-        assert result == {"session": session, "status": "done", "finalOutput": {"go": True}}
+        assert result == {"session": go["session"], "status": "done", "finalOutput": {"go": True}}
         seen = {"released": True, "cancelled": False, "main_thread": False}
         assert log.read_text().splitlines()[1:] == [json.dumps(seen)]
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
@@ -277,36 +287,20 @@ def test_a_slow_plain_action_leaves_the_server_answering_and_can_be_cancelled(
 def test_a_plain_action_that_fails_in_its_thread_reports_its_own_error(tmp_path: Path) -> None:
     # The worker thread's error left a task group wrapped in an ExceptionGroup, whose
     # name and count were all the agent read.
-    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
-    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
-    params = {"release": str(tmp_path / "r"), "log": str(tmp_path / "log"), "fail": True}
-    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
-        server.initialize()
-        server.send(_call(1, "start", {"params": params}))
-        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
-        server.send(
-            _call(2, "advance", {"session": session, "step": "work", "output": {"go": True}})
-        )
+    with _patient(tmp_path, fail=True) as (server, go):
+        server.send(_call(2, "advance", go))
         result = json.loads(server.answer_to(2)["result"]["content"][0]["text"])
     assert result["status"] == "error" and result["retry"] is True, result
     assert result["message"].endswith("failed: ValueError: the disk is on fire"), result
 
 
 def test_a_client_that_hangs_up_during_a_slow_plain_action_stops_it(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SKILLKIT_DEBUG"}
-    argv = [sys.executable, "-m", "skillkit_core.protocol", PATIENT, "mcp"]
-    release, log = tmp_path / "release", tmp_path / "log.jsonl"
-    with RawServer(argv, cwd=ROOT, stderr=tmp_path / "stderr.txt", env=env) as server:
-        server.initialize()
-        server.send(_call(1, "start", {"params": {"release": str(release), "log": str(log)}}))
-        session = json.loads(server.answer_to(1)["result"]["content"][0]["text"])["session"]
-        server.send(
-            _call(2, "advance", {"session": session, "step": "work", "output": {"go": True}})
-        )
+    with _patient(tmp_path) as (server, go):
+        server.send(_call(2, "advance", go))
         server.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
         server.answer_to(3, timeout=5)  # the action is under way
         started = time.monotonic()
         assert server.hang_up(timeout=10) == 0, server.stderr_text()
         assert time.monotonic() - started < 10
         assert server.stderr_text() == ""
-    assert json.loads(log.read_text())["cancelled"] is True
+    assert json.loads((tmp_path / "log.jsonl").read_text())["cancelled"] is True

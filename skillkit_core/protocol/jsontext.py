@@ -36,12 +36,11 @@ class TooDeep(ValueError):
 
 def loads(text: str, **options: Any) -> Any:
     """``json.loads(text, **options)``, refusing text nested deeper than
-    :data:`MAX_NESTING` levels with :class:`TooDeep`; with a ``ValueError``, what is not
-    JSON although Python's parser takes it (``NaN``, ``Infinity``, a number beyond a
-    64-bit float), integers of more digits than Python converts, and strings that are not Unicode
-    text (a lone surrogate, escaped as ``\\ud800`` or left in a command-line argument by
-    bytes that are not UTF-8), which could not be written back out, with a
-    ``ValueError``."""
+    :data:`MAX_NESTING` levels with :class:`TooDeep`, and with a ``ValueError``: what is
+    not JSON although Python's parser takes it (``NaN``, ``Infinity``, a number beyond a
+    64-bit float), an integer of more digits than Python converts, and a string that is
+    not Unicode text (a lone surrogate, escaped as ``\\ud800`` or left in a command-line
+    argument by bytes that are not UTF-8), which could not be written back out."""
     check_nesting(text)
     options.setdefault("parse_constant", _no_constant)
     options.setdefault("parse_float", _finite_float)

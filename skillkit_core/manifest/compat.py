@@ -117,7 +117,7 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
         reasons.append(f"keys outside the specification: {', '.join(extra)}")
     reasons += _reasons(found, frozenset({"skill-md-bom"}))
     kinds = sorted({f.kind for f in folder.parsed.yaml_features})
-    if any(d.rule == "yaml-not-strict" and d.message.startswith("tab ") for d in found):
+    if folder.refused_tabs:
         kinds.append("tab")
     if kinds:
         named = ", ".join(_YAML_FEATURES.get(kind, kind) for kind in kinds)

@@ -161,6 +161,19 @@ class SkillFolder:
             return None
 
     @cached_property
+    def refused_tabs(self) -> tuple[SourceRange, ...]:
+        """Where the frontmatter has a tab the reference validator refuses (see
+        :func:`~skillkit_core.manifest.parse.refused_tabs`), for ``yaml-not-strict`` and
+        the strict validator's verdict."""
+        from skillkit_core.manifest.parse import refused_tabs
+
+        first = self.parsed.yaml_start_line
+        return tuple(
+            SourceRange(first + line, column, first + line, column + 1)
+            for line, column in refused_tabs(self.parsed.yaml_text)
+        )
+
+    @cached_property
     def exists(self) -> bool:
         """True when a SKILL.md (or skill.md) was found and read."""
         return self.parsed.problem("missing-file") is None

@@ -314,9 +314,9 @@ def _restored(value: Any) -> Any:
 
 
 def _parse_text_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]) -> _YamlResult:
-    result = _YamlResult()
     import yaml
 
+    result = _YamlResult()
     loader = _loader_class()(yaml_text)
     try:
         try:
@@ -581,6 +581,38 @@ class _NodeWalker:
         if kinds:
             where = _node_range(node, self.offset, self.starts)
             self.features.extend(YamlFeature(kind, where) for kind in kinds)
+
+
+def refused_tabs(yaml_text: str) -> list[tuple[int, int]]:
+    """(line, column) in ``yaml_text`` of each tab the reference validator refuses: in a
+    plain value, after a colon, before a comment, at a line's end. Its error is the one
+    PyYAML's own scanner gives ("found character '\\t' that cannot start any token", tried
+    with skills-ref 0.1.1), while the C parser the check reads with takes them; so each is
+    found by that scanner, set to a space, and the scan goes on. Tabs in quoted or block
+    values and in comments pass both."""
+    if "\t" not in yaml_text:
+        return []
+    import yaml
+
+    found: list[tuple[int, int]] = []
+    text = yaml_text
+    while len(found) < MAX_TABS:
+        try:
+            for _token in yaml.scan(text, Loader=yaml.SafeLoader):
+                pass
+            return found
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            index = getattr(mark, "index", None)
+            if index is None or text[index : index + 1] != "\t":
+                return found  # another error: reported as invalid YAML, if at all
+            found.append((mark.line, mark.column))
+            text = text[:index] + " " + text[index + 1 :]
+    return found
+
+
+MAX_TABS = 20
+"""Tabs reported at most (each costs a scan of the frontmatter)."""
 
 
 def read_skill_md(folder_or_file: str | PathLike[str]) -> ParsedSkillMd:

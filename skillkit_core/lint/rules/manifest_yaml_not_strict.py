@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillkit_core.lint.diagnostic import LintDiagnostic, SourceRange
+from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 
@@ -25,47 +25,13 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             range=feature.range,
             file=folder.skill_md,
         )
-    parsed = folder.parsed
-    for line, column in _refused_tabs(parsed.yaml_text):
-        at = parsed.yaml_start_line + line
+    for where in folder.refused_tabs:
         yield RULE.diagnostic(
             "tab character outside a quoted or block value: strict YAML parsers (the "
             "reference validator) reject it; use spaces",
-            range=SourceRange(at, column, at, column + 1),
+            range=where,
             file=folder.skill_md,
         )
-
-
-def _refused_tabs(yaml_text: str) -> list[tuple[int, int]]:
-    """(line, column) in ``yaml_text`` of each tab the reference validator refuses: in a
-    plain value, after a colon, before a comment, at a line's end. Its error is the one
-    PyYAML's own scanner gives ("found character '\\t' that cannot start any token", tried
-    with skills-ref 0.1.1), while the C parser the check reads with takes them; so each is
-    found by that scanner, set to a space, and the scan goes on. Tabs in quoted or block
-    values and in comments pass both."""
-    if "\t" not in yaml_text:
-        return []
-    import yaml
-
-    found: list[tuple[int, int]] = []
-    text = yaml_text
-    while len(found) < _MAX_TABS:
-        try:
-            for _token in yaml.scan(text, Loader=yaml.SafeLoader):
-                pass
-            return found
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            index = getattr(mark, "index", None)
-            if index is None or text[index : index + 1] != "\t":
-                return found  # another error: reported as invalid YAML, if at all
-            found.append((mark.line, mark.column))
-            text = text[:index] + " " + text[index + 1 :]
-    return found
-
-
-_MAX_TABS = 20
-"""Tabs reported at most (each costs a scan of the frontmatter)."""
 
 
 RULE = Rule(

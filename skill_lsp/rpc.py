@@ -42,11 +42,19 @@ _DETAIL_LIMIT = 500
 
 
 class RefusedMessage:
-    """A message whose params could not be decoded (already answered when a request)."""
+    """A message whose params could not be decoded; ``answer`` is the error a request
+    gets (its id and the error), sent when the message is handled: a refused element of
+    a batch is not answered on its own, the batch is."""
 
-    def __init__(self, method: str, problem: str) -> None:
+    def __init__(
+        self,
+        method: str,
+        problem: str,
+        answer: tuple[Any, types.ResponseError] | None = None,
+    ) -> None:
         self.method = method
         self.problem = problem
+        self.answer = answer
 
 
 class RequestFailed(JsonRpcException):
@@ -146,7 +154,7 @@ class SteadyRpc:
             why = "its method is no string" if not isinstance(method, str) else "its id is no"
             if isinstance(method, str):
                 why += " string or integer"
-            return self._refuse(data["id"], INVALID_REQUEST, f"Invalid request: {why}")
+            return _refused(data["id"], INVALID_REQUEST, f"Invalid request: {why}")
         if not isinstance(method, str):
             return RefusedMessage(repr(method), "a notification whose method is no string")
         kind = self.get_message_type(method)  # type: ignore[attr-defined]
@@ -157,16 +165,23 @@ class SteadyRpc:
         except Exception as error:  # cattrs says what did not fit; the message is refused
             problem = f"invalid params for {method}: {_describe(error)}"
         if "id" in data:
-            return self._refuse(data["id"], INVALID_PARAMS, problem, method)
+            return _refused(data["id"], INVALID_PARAMS, problem, method)
         _log.warning("ignored a notification: %s", problem)
         return RefusedMessage(method, problem)
 
-    def _refuse(self, ident: Any, code: int, problem: str, method: str = "") -> RefusedMessage:
+    def _refuse(self, ident: Any, code: int, problem: str) -> None:
         """Answer the request ``ident`` (its id, or null when it has none that LSP takes)
-        with an error; the message to hand on in its place."""
-        error = types.ResponseError(code=code, message=problem)
-        self._send_response(request_id(ident), error=error)  # type: ignore[attr-defined]
-        return RefusedMessage(method, problem)
+        with an error."""
+        self._send_error(request_id(ident), types.ResponseError(code=code, message=problem))
+
+    def _send_error(self, ident: Any, error: types.ResponseError) -> None:
+        """Send an error response; one to no readable id carries ``"id": null``, as
+        JSON-RPC 2.0 asks (pygls's converter leaves a null id out of the message)."""
+        if ident is not None:
+            self._send_response(ident, error=error)  # type: ignore[attr-defined]
+            return
+        unstructured = self._converter.unstructure(error)
+        self._send_data({"jsonrpc": "2.0", "id": None, "error": unstructured})  # type: ignore[attr-defined]
 
     def refuse_unreadable(self, body: bytes, error: BaseException) -> None:
         """Answer a message that could not be read as JSON (JSON-RPC's parse error), with
@@ -184,12 +199,14 @@ class SteadyRpc:
         self._refuse(ident, PARSE_ERROR, problem[:_DETAIL_LIMIT])
 
     def handle_message(self, message: Any) -> Any:
-        """Refused messages were answered when they were read; JSON that is no JSON-RPC
+        """A request refused while it was read gets its error now; JSON that is no JSON-RPC
         message (no ``jsonrpc`` member, a batch, a bare value) gets InvalidRequest, with
         its id when it is an object that has one (pygls raised reading ``jsonrpc`` and
         answered nothing); a request after ``shutdown`` gets InvalidRequest (LSP), where
         pygls drops it and its client waits for good; the rest go to pygls."""
         if isinstance(message, RefusedMessage):
+            if message.answer is not None:
+                self._send_error(*message.answer)
             return None
         if getattr(message, "jsonrpc", None) != "2.0":
             self._refuse_no_message(message)
@@ -240,6 +257,12 @@ class _Futures(dict):  # type: ignore[type-arg]
 
     def items(self) -> Any:
         return list(super().items())
+
+
+def _refused(ident: Any, code: int, problem: str, method: str = "") -> RefusedMessage:
+    """A request refused while it was read, with the answer it gets when handled."""
+    error = types.ResponseError(code=code, message=problem)
+    return RefusedMessage(method, problem, (request_id(ident), error))
 
 
 def _is_request(message: Any) -> bool:

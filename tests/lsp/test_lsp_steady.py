@@ -325,7 +325,8 @@ def test_a_message_that_is_no_request_gets_an_error_not_silence(
     server.send_body(body)
 
     def refusal(messages: list[dict]) -> dict | None:
-        return next((m for m in messages if "error" in m and m.get("id") == ident), None)
+        # An unreadable id is answered with "id": null, not with no id (section 5).
+        return next((m for m in messages if "error" in m and m.get("id", ...) == ident), None)
 
     answer = server.wait(refusal, what=f"the refusal of {body[:40]!r}")
     server.messages.remove(answer)
@@ -334,3 +335,17 @@ def test_a_message_that_is_no_request_gets_an_error_not_silence(
     assert "data" not in answer["error"], answer
     assert "result" in server.request("workspace/symbol", {"query": ""})
     assert "Traceback" not in server.stderr_text()
+
+
+def test_a_batch_is_answered_once_not_once_per_refused_element(server: RawLsp) -> None:
+    # Each element whose params or id did not fit was answered while the batch was read,
+    # and then the batch was refused as well: three answers to one message.
+    bad_params = b'{"jsonrpc":"2.0","id":906,"method":"textDocument/hover","params":{}}'
+    bad_id = b'{"jsonrpc":"2.0","id":[907],' + SYMBOLS + b"}"
+    seen = len(server.messages)
+    server.send_body(b"[" + bad_params + b"," + bad_id + b"]")
+    assert "result" in server.request("workspace/symbol", {"query": ""})
+    errors = [m for m in server.messages[seen:] if "error" in m]
+    assert [e["error"]["code"] for e in errors] == [-32600], errors
+    assert errors[0].get("id", "absent") is None, errors
+    assert "batches" in errors[0]["error"]["message"]

@@ -116,7 +116,8 @@ def _spec(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     if extra:
         reasons.append(f"keys outside the specification: {', '.join(extra)}")
     reasons += _reasons(found, frozenset({"skill-md-bom"}))
-    kinds = sorted({f.kind for f in folder.parsed.yaml_features})
+    # strictyaml merges a ``<<`` key as PyYAML does (tried with skills-ref 0.1.1).
+    kinds = sorted({f.kind for f in folder.parsed.yaml_features} - {"merge"})
     if folder.refused_tabs:
         kinds.append("tab")
     if kinds:

@@ -85,7 +85,9 @@ class FieldSpan(NamedTuple):
 
 
 class YamlFeature(NamedTuple):
-    """A YAML construct that strict parsers refuse: ``flow``, ``anchor``, ``alias``, ``tag``."""
+    """A YAML construct hosts' parsers do not all take: ``flow``, ``anchor``, ``alias``
+    and ``tag`` (strict parsers refuse them), ``merge`` (a ``<<`` key, which YAML 1.1
+    parsers merge and YAML 1.2 parsers keep as a key)."""
 
     kind: str
     range: SourceRange
@@ -357,7 +359,7 @@ def _parse_text_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]
             )
             return result
         result.features = walker.features
-        result.fields, result.duplicates = _fields(root, offset, starts)
+        result.fields, result.duplicates = _fields(root, offset, starts, walker.aliases)
         for dup in result.duplicates:
             result.problems.append(
                 ParseProblem(
@@ -496,9 +498,10 @@ def _style(node: Any) -> str:
 
 
 def _fields(
-    mapping: Any, offset: int, starts: tuple[int, ...]
+    mapping: Any, offset: int, starts: tuple[int, ...], aliases: list[tuple[int, int]]
 ) -> tuple[dict[str, FieldSpan], list[FieldSpan]]:
-    """Spans of a mapping node's scalar keys; later duplicates are returned separately."""
+    """Spans of a mapping node's scalar keys; later duplicates are returned separately.
+    A value given by an alias spans the alias (``aliases``: where each stands)."""
     import yaml
 
     spans: dict[str, FieldSpan] = {}
@@ -509,14 +512,14 @@ def _fields(
         children: dict[str, FieldSpan] = {}
         items: tuple[SourceRange, ...] = ()
         if isinstance(value_node, yaml.MappingNode):
-            children, nested_dups = _fields(value_node, offset, starts)
+            children, nested_dups = _fields(value_node, offset, starts, aliases)
             duplicates.extend(nested_dups)
         elif isinstance(value_node, yaml.SequenceNode):
             items = tuple(_node_range(item, offset, starts) for item in value_node.value)
         span = FieldSpan(
             key=key_node.value,
             key_range=_node_range(key_node, offset, starts),
-            value_range=_node_range(value_node, offset, starts),
+            value_range=_value_range(key_node, value_node, offset, starts, aliases),
             style=_style(value_node),
             children=children,
             items=items,
@@ -529,6 +532,34 @@ def _fields(
         else:
             spans[key_node.value] = span
     return spans, duplicates
+
+
+def _aliases(yaml_text: str) -> list[tuple[int, int]]:
+    """Start and end of each alias in the text, in order: a composed alias is its
+    anchor's node, so only the parser's events know where the ``*name`` stands."""
+    import yaml
+
+    return [
+        (event.start_mark.index, event.end_mark.index)
+        for event in yaml.parse(yaml_text, Loader=_loader_class())
+        if isinstance(event, yaml.AliasEvent)
+    ]
+
+
+def _value_range(
+    key: Any, value: Any, offset: int, starts: tuple[int, ...], aliases: list[tuple[int, int]]
+) -> SourceRange:
+    """Where a key's value is written: a value node that starts before its key ends is
+    an anchor's, reached by the first alias after the key."""
+    end = key.end_mark.index
+    if value.start_mark.index < end:
+        from bisect import bisect_left
+
+        at = bisect_left(aliases, (end, end))
+        if at < len(aliases):
+            start, stop = aliases[at]
+            return _span(starts, offset + start, offset + stop)
+    return _node_range(value, offset, starts)
 
 
 class _NodeWalker:
@@ -545,42 +576,58 @@ class _NodeWalker:
         self.features: list[YamlFeature] = []
         self.count = 0
         self.seen: set[int] = set()
+        # Where each alias (``*name``) stands in ``yaml_text``, when there are any.
+        self.aliases: list[tuple[int, int]] = []
 
     def walk(self, root: Any) -> bool:
         import yaml
 
-        stack: list[tuple[Any, tuple[int, ...]]] = [(root, ())]
+        # Each entry: a node, its ancestors' ids, and whether it is inside a node seen
+        # before (an alias's copy: walked to count it, its constructs noted once already).
+        stack: list[tuple[Any, tuple[int, ...], bool]] = [(root, (), False)]
+        aliased = False
         while stack:
-            node, ancestors = stack.pop()
+            node, ancestors, copied = stack.pop()
             self.count += 1
             if self.count > MAX_NODES or id(node) in ancestors:
                 return False
-            self._note(node, id(node) in self.seen)
+            repeated = copied or id(node) in self.seen
+            if not repeated:
+                self._note(node)
+            aliased = aliased or (repeated and not copied)
             self.seen.add(id(node))
             inner = (*ancestors, id(node))
             if isinstance(node, yaml.MappingNode):
                 for key, value in node.value:
-                    stack.append((key, inner))
-                    stack.append((value, inner))
+                    stack.append((key, inner, repeated))
+                    stack.append((value, inner, repeated))
             elif isinstance(node, yaml.SequenceNode):
-                stack.extend((item, inner) for item in node.value)
+                stack.extend((item, inner, repeated) for item in node.value)
+        if aliased:
+            self.aliases = _aliases(self.yaml_text)
+            self.features.extend(
+                YamlFeature("alias", _span(self.starts, self.offset + start, self.offset + end))
+                for start, end in self.aliases
+            )
         return True
 
-    def _note(self, node: Any, repeated: bool) -> None:
+    def _note(self, node: Any) -> None:
         kinds = []
-        if repeated:
-            kinds.append("alias")
-        else:
-            lead = self.yaml_text[node.start_mark.index : node.start_mark.index + 1]
-            if lead == "&":
-                kinds.append("anchor")
-            elif lead == "!":
-                kinds.append("tag")
-            if getattr(node, "flow_style", False) and not isinstance(node.value, str):
-                kinds.append("flow")
+        lead = self.yaml_text[node.start_mark.index : node.start_mark.index + 1]
+        if lead == "&":
+            kinds.append("anchor")
+        elif lead == "!":
+            kinds.append("tag")
+        if getattr(node, "flow_style", False) and not isinstance(node.value, str):
+            kinds.append("flow")
+        if node.tag == _MERGE:
+            kinds.append("merge")
         if kinds:
             where = _node_range(node, self.offset, self.starts)
             self.features.extend(YamlFeature(kind, where) for kind in kinds)
+
+
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 def refused_tabs(yaml_text: str) -> list[tuple[int, int]]:

@@ -24,12 +24,18 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             file=folder.skill_md,
         )
         return
-    for key, child in span.children.items():
-        if child.kind != "scalar":
-            kind = "a list" if child.kind == "list" else "a mapping"
+    # The values as read, after any merge key (``<<``) merged its mappings in, as the
+    # reference validator's parser does (yaml-not-strict warns of the merge key itself).
+    merged = span.children.get("<<")
+    for key, item in value.items():
+        if isinstance(item, (dict, list)):
+            written = str(key)  # spans are by the key's text (an int key is read as one)
+            child = span.children.get(written) or (merged and merged.children.get(written))
+            where = child or merged or span
+            kind = "a list" if isinstance(item, list) else "a mapping"
             yield RULE.diagnostic(
                 f"metadata value '{key}' must be a string, not {kind}",
-                range=child.value_range,
+                range=where.value_range,
                 file=folder.skill_md,
             )
 

@@ -196,6 +196,22 @@ CASES = [
         {"SKILL.md": skill_md(extra='metadata:\n  author: Ada\n  version: "1.0"\n')},
         [],
     ),
+    # A merge key's mappings are merged in, as the reference validator's parser does.
+    Case(
+        "metadata-string-map",
+        True,
+        {"SKILL.md": skill_md(extra="metadata:\n  <<:\n    author: Ada\n  team: docs\n")},
+        [("yaml-not-strict", "warning", 5, "SKILL.md")],
+    ),
+    Case(
+        "metadata-string-map",
+        False,
+        {"SKILL.md": skill_md(extra="metadata:\n  <<:\n    tags:\n      - pdf\n")},
+        [
+            ("yaml-not-strict", "warning", 5, "SKILL.md"),
+            ("metadata-string-map", "error", 7, "SKILL.md"),
+        ],
+    ),
     Case(
         "unknown-key",
         False,
@@ -282,6 +298,12 @@ CASES = [
         [("yaml-not-strict", "warning", 4, "SKILL.md")],
     ),
     Case("yaml-not-strict", True, {"SKILL.md": skill_md(extra="metadata:\n  author: Ada\n")}, []),
+    Case(
+        "yaml-not-strict",
+        False,
+        {"SKILL.md": skill_md(extra="metadata:\n  <<:\n    author: Ada\n")},
+        [("yaml-not-strict", "warning", 5, "SKILL.md")],
+    ),
     Case(
         "yaml-not-strict",
         False,

@@ -165,6 +165,26 @@ def test_strict_yaml_features_are_recorded() -> None:
     assert kinds == ["alias", "anchor", "flow", "tag"]
 
 
+def test_an_alias_is_found_where_it_is_written_once() -> None:
+    # A composed alias is its anchor's node: each alias was reported at the anchor, and
+    # again for every node inside an aliased mapping.
+    text = "---\nbase: &b\n  owner: me\n  team: x\ncopy: *b\nmore: *b\n---\n"
+    parsed = parse_skill_md(text)
+    aliases = [f.range for f in parsed.yaml_features if f.kind == "alias"]
+    assert [(r.line, r.column, r.end_column) for r in aliases] == [(4, 6, 8), (5, 6, 8)]
+    assert [f.kind for f in parsed.yaml_features].count("anchor") == 1
+    copy = parsed.fields["copy"].value_range
+    assert (copy.line, copy.column) == (4, 6)
+    assert parsed.fields["more"].value_range.line == 5
+    assert parsed.fields["base"].value_range.line == 1  # the anchor's own value stays
+
+
+def test_a_merge_key_is_recorded() -> None:
+    parsed = parse_skill_md("---\nm:\n  <<:\n    a: b\n  '<<': quoted\n---\n")
+    merges = [f.range for f in parsed.yaml_features if f.kind == "merge"]
+    assert [(r.line, r.column) for r in merges] == [(2, 2)]
+
+
 def test_nul_bytes_are_an_invalid_yaml_problem() -> None:
     parsed = parse_skill_md("---\nname: \x00\n---\n")
     assert codes(parsed) == ["invalid-yaml"]

@@ -130,6 +130,11 @@ CORPUS: list[tuple[str, str, dict[str, str | bytes]]] = [
         "pdf-tools",
         {"SKILL.md": manifest(extra="metadata:\n  " + "k" * 1025 + ": v\n")},
     ),
+    (
+        "merge-key-in-metadata",
+        "pdf-tools",
+        {"SKILL.md": manifest(extra='metadata:\n  <<:\n    author: Ada\n  version: "1"\n')},
+    ),
     # --- intended differences (see INTENDED_DIFFERENCES)
     ("empty-compatibility", "pdf-tools", {"SKILL.md": manifest(extra='compatibility: ""\n')}),
     ("metadata-not-a-map", "pdf-tools", {"SKILL.md": manifest(extra="metadata: just text\n")}),

@@ -53,12 +53,29 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         kind = folder.yaml_type(span)
         if kind is None or not span.scalar:
             continue
+        read = f"read as {kind}, not text"
+        if _impossible(span):
+            read = f"take for {kind} that does not exist, and may refuse the file for it"
         yield RULE.diagnostic(
-            f"'{key}' is written as {span.scalar}, which YAML parsers read as {kind}, not "
-            "text; quote it",
+            f"'{key}' is written as {span.scalar}, which YAML parsers {read}; quote it",
             range=span.value_range,
             file=folder.skill_md,
         )
+
+
+def _impossible(span: FieldSpan) -> bool:
+    """Whether the value looks like a date or an int that does not exist (``2025-02-29``,
+    ``0x_``): PyYAML raises on those, the check reads them as text."""
+    import yaml
+
+    constructor = yaml.SafeLoader.yaml_constructors.get(span.tag)
+    if constructor is None or span.tag.endswith(":null"):
+        return False
+    try:
+        constructor(yaml.SafeLoader(""), yaml.ScalarNode(span.tag, span.scalar))
+    except (ValueError, OverflowError):
+        return True
+    return False
 
 
 def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:

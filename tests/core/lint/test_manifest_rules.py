@@ -1092,3 +1092,18 @@ def test_a_reference_the_extensions_context_file_names_is_referenced(
     assert [f for f in check(root) if f[0] == "unreferenced-file"] == [
         ("unreferenced-file", "warning", None, "orm.md")
     ]
+
+
+def test_a_date_or_number_that_does_not_exist_is_told_so(tmp_path: Path) -> None:
+    # "read as a date" was said of 2025-02-29, which no parser reads as one: PyYAML
+    # refuses it, YAML 1.2 parsers keep the text.
+    from skillkit_core.lint.check_folder import check_folder
+
+    extra = "metadata:\n  d: 2025-02-29\n  n: 0x_\n  ok: 2025-02-28\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(extra=extra)})
+    messages = [d.message for d in check_folder(root).diagnostics if d.rule == "yaml-typed-scalar"]
+    assert [("does not exist" in m, "read as a date" in m) for m in messages] == [
+        (True, False),
+        (True, False),
+        (False, True),
+    ]

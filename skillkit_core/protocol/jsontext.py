@@ -141,7 +141,15 @@ def request_id_in_text(text: str) -> int | str | None:
 
 def request_id(value: Any) -> int | str | None:
     """``value`` when it can be a JSON-RPC request's id (a string or an integer, as MCP
-    and LSP allow), else ``None``."""
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+    and LSP allow), else ``None``. A string with a lone surrogate (``"\\udcff"``, which
+    JSON's escapes can write) is none: no UTF-8 answer can carry it back, and the MCP
+    SDK's writer died trying."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
         return value
     return None

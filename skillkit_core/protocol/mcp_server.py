@@ -38,6 +38,9 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        from skillkit_core.protocol.mcp_stdio import refuse_unknown_tool
+
+        refuse_unknown_tool(params.name, [s.name for s in tools.specs()])
         answer = await tools.call(params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(text=answer.text)], is_error=answer.is_error

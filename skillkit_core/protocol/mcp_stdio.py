@@ -19,6 +19,10 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
 - A client that goes away (stdin closed, stdout a broken pipe) is the normal end of a
   connection, not an error to print; a stdout that fails otherwise (a full disk) ends it
   with that error itself, not the task group's wrapping of it.
+- A handler that fails unexpectedly is answered with JSON-RPC's internal error
+  (``-32603``) naming the kind of failure, its details going to stderr (the SDK answered
+  code 0, which JSON-RPC does not define, with the exception's text: a server path);
+  see :class:`InternalErrors`.
 - When stdin closes, requests already received get :data:`END_GRACE` seconds to be
   answered before the connection ends and cancels the rest: a client that writes its
   requests and closes stdin (``printf … | scripts/run mcp``) gets the answers of quick
@@ -53,6 +57,8 @@ async def serve_stdio_connection(server: Any, initialization_options: Any) -> No
     disconnects, answering lines that are not JSON-RPC messages (see the module)."""
     from mcp.server.stdio import stdio_server
 
+    if not any(isinstance(m, InternalErrors) for m in server.middleware):
+        server.middleware.insert(0, InternalErrors())
     try:
         async with stdio_server() as (read_stream, write_stream):
             answering = AnsweringReadStream(read_stream, write_stream, server.get_request_handler)
@@ -169,7 +175,7 @@ class _AnswerTrackingWriteStream:
         self._in_flight = in_flight
 
     async def send(self, item: Any) -> None:
-        await self._inner.send(item)
+        await self._inner.send(_writable(item))
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             self._in_flight.discard(message.id)
@@ -182,6 +188,35 @@ class _AnswerTrackingWriteStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def _writable(item: Any) -> Any:
+    """``item`` as the SDK's writer can write it. Text holding a lone surrogate (a file
+    name that is not UTF-8, as Python reads it from the disk, in a path an answer names)
+    cannot be written as UTF-8, and the writer's failure ended the connection: such text
+    is sent with the surrogate escaped (``\\udcff``). Tried on every message, which costs a
+    second serialization; rebuilt only when it fails."""
+    message = getattr(item, "message", None)
+    if message is None:
+        return item
+    from pydantic_core import PydanticSerializationError
+
+    try:
+        message.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        data = _escaped(message.model_dump(by_alias=True, exclude_unset=True))
+        return SessionMessage(type(message).model_validate(data), metadata=item.metadata)
+    return item
+
+
+def _escaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escaped(key): _escaped(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(item) for item in value]
+    return value
 
 
 def error_for(problem: Exception) -> types.JSONRPCError | None:
@@ -211,6 +246,44 @@ def error_for(problem: Exception) -> types.JSONRPCError | None:
             request_id(value.get("id")) if isinstance(value, dict) else None,
         )
     return _error(types.PARSE_ERROR, f"Parse error: {type(problem).__name__}: {problem}", None)
+
+
+def refuse_unknown_tool(name: str, known: list[str]) -> None:
+    """Raise the protocol error for a tool the server does not have: the MCP specification
+    lists unknown tools among protocol errors (``-32602``, "Unknown tool: NAME"), not among
+    tool execution errors, which are for a model to correct (tools.mdx, Error Handling)."""
+    if name not in known:
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message=f"Unknown tool: {name} (this server has {', '.join(known)})",
+        )
+
+
+class InternalErrors:
+    """Server middleware (outermost): an exception a handler did not mean to raise is
+    answered ``-32603`` with the exception's type, and described on stderr; an
+    ``MCPError`` (a handler's deliberate answer) and cancellation pass unchanged."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            return await call_next(ctx)
+        except MCPError:
+            raise
+        except Exception as error:
+            import sys
+
+            kind = type(error).__name__
+            method = getattr(ctx, "method", "?")
+            with contextlib.suppress(OSError, ValueError):
+                print(f"skillkit: error[internal]: {method}: {kind}: {error}", file=sys.stderr)
+            raise MCPError(
+                code=types.INTERNAL_ERROR,
+                message=f"Internal error: {method} failed ({kind}); the server's log says more",
+            ) from None
 
 
 def _validation_errors(problem: Exception) -> list[dict[str, Any]]:

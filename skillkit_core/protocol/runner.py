@@ -101,7 +101,16 @@ def dispatch(
                 f"({error}); install it (pip install mcp) or use the command line protocol"
             ) from None
         release_stdout()
-        serve(definition, handshake, skill_record)
+        try:
+            serve(definition, handshake, skill_record)
+        except Exception as error:  # stdout is JSON-RPC's now: no protocol result goes there
+            from skillkit_core.streams import failed_on_stream
+
+            if failed_on_stream(error):
+                raise  # said as an output error (see main)
+            _debug_traceback(err)
+            stopped = f"error[internal]: the MCP server stopped: {type(error).__name__}: {error}"
+            return Reply("", 1, (stopped,))
         return Reply("", 0)
     if inv.session is not None:
         from skillkit_core.protocol import session

@@ -30,10 +30,21 @@ def resolve_inside(root: Path, relative: str, *, skill: str, what: str = "path")
     real = Path(os.path.realpath(real_root / relative))
     if real != real_root and not real.is_relative_to(real_root):
         raise PathRefusedError(
-            f"{what} '{relative}' of skill '{skill}' resolves to {real}, outside the skill "
-            "folder (through a symlink); only files inside the skill folder can be used"
+            f"{what} '{_shown(relative)}' of skill '{skill}' leads outside the skill folder "
+            "(through a symlink); only files inside the skill folder can be used"
         )
     return real
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a file name read from the disk is UTF-8 (else it holds the surrogates
+    Python decodes its other bytes to). Others cannot be named in a URI, a JSON answer or
+    a path an agent sends, so listings leave them out."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -43,11 +54,31 @@ def is_inside(path: Path, folder: Path) -> bool:
     return real == real_folder or real.is_relative_to(real_folder)
 
 
+# Longer paths and names than POSIX systems take (PATH_MAX, NAME_MAX): refused before
+# the file system sees them, which would answer ENAMETOOLONG, after resolving every
+# prefix of the path (its cost grows with the square of the number of segments).
+MAX_PATH_CHARS = 4096
+MAX_NAME_BYTES = 255
+
+
 def _precheck(relative: str, *, skill: str, what: str) -> None:
     if not isinstance(relative, str) or not relative.strip():
         raise PathRefusedError(f"{what} must be a non-empty path relative to the skill folder")
     if "\x00" in relative:
-        raise PathRefusedError(f"{what} '{relative!r}' contains a NUL character")
+        raise PathRefusedError(f"{what} {relative!r} contains a NUL character")
+    if len(relative) > MAX_PATH_CHARS:
+        raise PathRefusedError(
+            f"{what} of {len(relative)} characters is longer than any path in a skill folder "
+            f"can be ({MAX_PATH_CHARS})"
+        )
+    if any(
+        len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES
+        for part in _SEGMENTS.split(relative)
+    ):
+        raise PathRefusedError(
+            f"{what} '{_shown(relative)}' has a name longer than a file name can be "
+            f"({MAX_NAME_BYTES} bytes)"
+        )
     if os.path.isabs(relative) or relative.startswith(("/", "\\")) or _has_drive(relative):
         raise PathRefusedError(
             f"{what} '{relative}' is absolute; give a path relative to the folder of skill "
@@ -58,6 +89,10 @@ def _precheck(relative: str, *, skill: str, what: str) -> None:
             f"{what} '{relative}' contains a '..' segment; paths must stay inside the folder "
             f"of skill '{skill}'"
         )
+
+
+def _shown(relative: str, limit: int = 80) -> str:
+    return relative if len(relative) <= limit else relative[:limit] + "…"
 
 
 def _has_drive(relative: str) -> bool:

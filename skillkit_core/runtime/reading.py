@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillkit_core.runtime.errors import SkillFileError
-from skillkit_core.runtime.paths import resolve_inside
+from skillkit_core.runtime.paths import resolve_inside, utf8_name
 
 DEFAULT_MAX_READ = 8 * 1024 * 1024
 
@@ -79,7 +79,9 @@ def _listing(folder: Path, root: Path, path: str, skill: str) -> SkillFile:
         raise SkillFileError(
             f"cannot list '{path}' in skill '{skill}': {error.strerror}"
         ) from error
-    names = tuple(entry.name + ("/" if _is_dir(entry) else "") for entry in entries)
+    names = tuple(
+        entry.name + ("/" if _is_dir(entry) else "") for entry in entries if utf8_name(entry.name)
+    )
     return SkillFile(skill, path, "inode/directory", len(names), listing=names)
 
 
@@ -97,7 +99,7 @@ def _hint(missing: Path, root: Path) -> str:
     if not parent.is_dir() or not (parent == real_root or parent.is_relative_to(real_root)):
         return ""
     try:
-        names = sorted(entry.name for entry in os.scandir(parent))[:20]
+        names = sorted(entry.name for entry in os.scandir(parent) if utf8_name(entry.name))[:20]
     except OSError:
         return ""
     where = parent.relative_to(real_root).as_posix()

@@ -150,6 +150,11 @@ class Registry:
         """The record whose ``skill_path`` is ``skill_path``, or ``None``."""
         return self._by_path.get(skill_path)
 
+    @property
+    def deepest(self) -> int:
+        """The most segments a served skill's path has."""
+        return max(map(len, self._by_path), default=0)
+
     def get(self, name: str) -> SkillRecord:
         """The record called ``name``; an :class:`UnknownSkillError` lists close names."""
         record = self._by_name.get(name)

@@ -49,7 +49,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skillkit_core.errors import SkillkitError
-from skillkit_core.runtime.paths import is_inside, resolve_inside
+from skillkit_core.runtime.paths import is_inside, resolve_inside, utf8_name
 from skillkit_core.runtime.reading import SkillFile, read_skill_file
 from skillkit_core.runtime.records import Registry, RegistryWarning, SkillRecord
 
@@ -128,7 +128,9 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
         raise _invalid(f"'{uri}' has percent-escapes that are not UTF-8") from None
     if any(segment in ("", ".") or "/" in segment for segment in decoded):
         raise _invalid(f"'{uri}' has an empty or '.' segment, or an encoded '/'")
-    for end in range(len(decoded), 0, -1):
+    # From the deepest a skill's path can be: the rest is a path inside the skill (a URI
+    # of many thousand segments took seconds of the event loop, tried at every length).
+    for end in range(min(len(decoded), registry.deepest), 0, -1):
         record = registry.at_path(tuple(decoded[:end]))
         if record is None:
             continue
@@ -507,6 +509,9 @@ def _children(folder: Path, real_root: Path) -> Iterator[tuple[str, Path, bool]]
     except OSError:
         return
     for entry in entries:
+        if not utf8_name(entry.name):
+            _warn_once(f"{entry.path!r} is not served: its name is not UTF-8")
+            continue
         real = Path(os.path.realpath(entry.path))
         if not is_inside(real, real_root):
             continue

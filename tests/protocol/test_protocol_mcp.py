@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 
 from skillkit_core.loader import load_entry
 from skillkit_core.testing import handshake_of, mock_model, run_composite_async
@@ -129,7 +130,6 @@ async def test_out_of_turn_steps_are_refused_and_the_run_continues(tmp_path: Pat
         ("start", {"params": {}, "extra": 1}, "does not take extra"),
         ("start", {"params": {"env": "prod"}}, "params"),
         ("start", {"params": [1]}, "params must be an object"),
-        ("launch", {}, "unknown tool 'launch'"),
     ],
 )
 async def test_bad_calls_are_error_results(
@@ -212,7 +212,10 @@ async def test_reference_skill_serves_topics_as_text(tmp_path: Path) -> None:
         assert listing.content[0].text == "style: Writing style\nglossary: Terms we use\n"
         style = await client.call("topic", {"name": "style"})
         assert style.content[0].text == "Write short sentences. Prefer the active voice.\n"
-        assert "unknown tool 'start'" in await client.refused("start", {})
+        with pytest.raises(MCPError) as caught:  # a protocol error (MCP tools, Error Handling)
+            await client.call("start", {})
+        assert caught.value.error.code == -32602
+        assert caught.value.error.message == "Unknown tool: start (this server has topics, topic)"
 
 
 async def test_mcp_prompts_match_the_engine(tmp_path: Path) -> None:

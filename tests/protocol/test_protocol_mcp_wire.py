@@ -60,6 +60,15 @@ def test_a_request_whose_id_is_nested_5000_deep_gets_an_error(server: RawServer)
     assert_still_serving(server, 3)
 
 
+def test_a_request_whose_id_is_a_lone_surrogate_gets_an_error(server: RawServer) -> None:
+    # The id read back from the refused line could not be written as UTF-8: the SDK's
+    # writer died, and scripts/run wrote its own error result on the JSON-RPC stream.
+    server.send_line('{"jsonrpc":"2.0","id":"\\udcff","method":"ping"}')
+    answer = server.receive()
+    assert answer["id"] is None and answer["error"]["code"] == PARSE_ERROR, answer
+    assert_still_serving(server, 4)
+
+
 def test_a_request_nested_100000_deep_gets_an_error_not_silence(server: RawServer) -> None:
     server.send_line(nested_request(7, 100_000))
     answer = server.answer_to(7)
@@ -145,6 +154,7 @@ def test_a_whole_run_still_works_after_junk(server: RawServer) -> None:
         ('["id", 3]', None),
         ("not json", None),
         ('{"a":"\\"id\\"","id":6', 6),
+        ('{"id":"\\udcff","x":', None),
     ],
 )
 def test_the_request_id_is_read_from_an_unparsable_line(text: str, expected: object) -> None:
@@ -304,3 +314,57 @@ def test_a_client_that_hangs_up_during_a_slow_plain_action_stops_it(tmp_path: Pa
         assert time.monotonic() - started < 10
         assert server.stderr_text() == ""
     assert json.loads((tmp_path / "log.jsonl").read_text())["cancelled"] is True
+
+
+def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_not_code_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The SDK answered an exception no handler meant (an OSError, say) with code 0, which
+    JSON-RPC does not define, carrying the exception's text: a path on the server."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+
+    from skillkit_core.protocol.mcp_stdio import InternalErrors
+
+    class Context:
+        method = "resources/directory/read"
+
+    async def failing(ctx: object) -> None:
+        raise OSError(36, "File name too long", "/srv/private/skill/aaaa")
+
+    async def deliberate(ctx: object) -> None:
+        raise MCPError(code=-32602, message="no such skill")
+
+    with pytest.raises(MCPError) as caught:
+        anyio.run(InternalErrors(), Context(), failing)
+    assert caught.value.error.code == -32603
+    assert caught.value.error.message == (
+        "Internal error: resources/directory/read failed (OSError); the server's log says more"
+    )
+    assert "/srv/private" in capsys.readouterr().err
+    with pytest.raises(MCPError) as passed:
+        anyio.run(InternalErrors(), Context(), deliberate)
+    assert passed.value.error.code == -32602
+
+
+def test_an_mcp_server_that_stops_writes_no_protocol_result_on_its_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """stdout carries JSON-RPC once ``mcp`` serves: a server that died there had a JSON
+    ``error`` result of the command line protocol written after its messages."""
+    import io
+
+    from skillkit_core.loader import load_entry
+    from skillkit_core.protocol import mcp_server
+    from skillkit_core.protocol.runner import main
+
+    def dies(*args: object) -> None:
+        raise RuntimeError("the writer died")
+
+    monkeypatch.setattr(mcp_server, "serve", dies)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(load_entry(DEPLOY_CHECK), ["mcp"], stdout=out, stderr=err)
+    assert (code, out.getvalue()) == (1, "")
+    assert err.getvalue() == (
+        "skillkit: error[internal]: the MCP server stopped: RuntimeError: the writer died\n"
+    )

@@ -12,8 +12,10 @@ import shutil
 import time
 from pathlib import Path
 
+import mcp_types as types
 import pytest
 import pytest_asyncio
+from mcp.shared.exceptions import MCPError
 
 from skillkit_core.runtime.prompt import render_available_skills, server_instructions
 from skillkit_core.runtime.registry import discover_skills
@@ -172,7 +174,6 @@ async def test_unknown_skills_are_refused_with_suggestions(server: McpConnection
         ("skills_read", {"path": 3}),
         ("skills_run_script", {"path": "scripts/hello.py", "args": "Ann"}),
         ("skills_run_script", {"path": "scripts/hello.py", "env": ["A"]}),
-        ("skills_dance", {}),
     ],
 )
 async def test_malformed_calls_are_refused_precisely(
@@ -180,6 +181,15 @@ async def test_malformed_calls_are_refused_precisely(
 ) -> None:
     await load(server, "toolbox")
     await server.refused(tool, arguments, "arguments")
+
+
+async def test_an_unknown_tool_is_a_protocol_error(server: McpConnection) -> None:
+    # The MCP specification (tools, Error Handling) lists unknown tools among protocol
+    # errors; it was a tool result saying "arguments: unknown tool".
+    with pytest.raises(MCPError) as caught:
+        await server.session.call_tool("skills_dance", {})
+    assert caught.value.error.code == types.INVALID_PARAMS
+    assert caught.value.error.message.startswith("Unknown tool: skills_dance (this server has")
 
 
 # --- skills_read ------------------------------------------------------------------------

@@ -574,7 +574,7 @@ async def test_a_name_too_long_for_the_system_is_an_invalid_uri_not_an_internal_
         with pytest.raises(MCPError) as caught:
             await server.session.read_resource(f"skill://gen/skill-00/{segment}")
         assert caught.value.error.code == types.INVALID_PARAMS, caught.value.error
-        assert "File name too long" in caught.value.error.message
+        assert "longer than a file name can be (255 bytes)" in caught.value.error.message
 
 
 async def test_skills_beyond_the_sep_limits_are_not_served_and_named_on_stderr(
@@ -610,3 +610,45 @@ async def test_skills_beyond_the_sep_limits_are_not_served_and_named_on_stderr(
         await connection.stop()
     warnings = [line for line in connection.stderr().splitlines() if "SEP-2640" in line]
     assert len(warnings) == 2, warnings
+
+
+async def test_names_that_are_not_utf8_are_left_out_not_fatal(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A file name that is not UTF-8 cannot be written in a URI or a JSON answer: it made
+    skills/list fail for the whole page (with JSON-RPC code 0), and a folder listing or a
+    skill folder so named (its path in the instructions) ended the server."""
+    import os
+
+    root = tmp_path_factory.mktemp("names") / "root"
+    plain = root / "plain"
+    plain.mkdir(parents=True)
+    (plain / "SKILL.md").write_text("---\nname: plain\ndescription: Plain.\n---\nBody.\n")
+    (plain / "good.md").write_text("good\n")
+    with open(os.path.join(os.fsencode(plain), b"bad\xff.md"), "w") as bad:
+        bad.write("bad\n")
+    odd = os.path.join(os.fsencode(root), b"odd\xff")
+    os.mkdir(odd)
+    with open(os.path.join(odd, b"SKILL.md"), "w") as skill_md:
+        skill_md.write("---\nname: odd\ndescription: In a folder not named in UTF-8.\n---\n")
+    stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    connection = McpConnection(serve_command(str(root)), stderr, modern=True)
+    await connection.start()
+    try:
+        listed = {e["uri"]: e for page in await all_pages(connection) for e in page["skills"]}
+        assert sorted(listed) == ["skill://odd/SKILL.md", "skill://plain/SKILL.md"]
+        files = [r["uri"] for r in listed["skill://plain/SKILL.md"]["resources"]]
+        assert files == ["skill://plain/SKILL.md", "skill://plain/good.md"]
+        folder = await request(connection, "resources/directory/read", uri="skill://plain")
+        assert [r["uri"].rpartition("/")[2] for r in folder["resources"]] == ["SKILL.md", "good.md"]
+        await connection.ok("skills_load", {"names": ["odd", "plain"]})
+        listing = await connection.ok("skills_read", {"skill": "plain", "path": "."})
+        assert listing.content[0].text.splitlines()[1:] == ["SKILL.md", "good.md"]
+        deep = "skill://plain/" + "a/" * 40_000 + "x"  # resolved at every length: seconds
+        with pytest.raises(MCPError, match="longer than any path") as caught:
+            await connection.session.read_resource(deep)
+        assert caught.value.error.code == types.INVALID_PARAMS
+    finally:
+        await connection.stop()
+    assert "bad\\udcff.md' is not served: its name is not UTF-8" in connection.stderr()
+    assert "Traceback" not in connection.stderr()

@@ -116,7 +116,7 @@ def _too_deep_message(limit: int = MAX_NESTING) -> str:
 def request_id_in_text(text: str) -> int | str | None:
     """The ``id`` member of the JSON object ``text``, read without parsing the rest (which
     may be malformed or nested too deeply to parse); ``None`` when there is none."""
-    if not text.lstrip().startswith("{"):
+    if not text.lstrip().lstrip("\ufeff").startswith("{"):  # a BOM makes no JSON, but its id
         return None
     depth = 0
     for match in token_pattern().finditer(text):

@@ -134,7 +134,12 @@ def script_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
                 f"environment variable {key} is refused: {reason}. A script's env may only "
                 "hold variables that cannot change how a shell, loader or interpreter starts"
             )
-        if not isinstance(value, str) or "\x00" in value:
-            raise ToolArgumentsError(f"environment variable {key} must be a string without NUL")
+        if not isinstance(value, str):
+            kind = "null" if value is None else type(value).__name__
+            raise ToolArgumentsError(
+                f"environment variable {key} must be a string, not {kind}: write it in quotes"
+            )
+        if "\x00" in value:
+            raise ToolArgumentsError(f"environment variable {key} holds a NUL character")
         env[key] = value
     return env

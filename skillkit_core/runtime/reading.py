@@ -40,6 +40,11 @@ def read_skill_file(
         if real.is_dir():
             return _listing(real, root, path, skill)
         if not real.exists():
+            if os.path.islink(os.path.join(root, path)) or os.path.islink(real):
+                raise SkillFileError(
+                    f"'{path}' in skill '{skill}' is a symlink that leads nowhere (dangling, "
+                    "or in a loop)"
+                )
             raise SkillFileError(f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}")
         if not real.is_file():
             raise SkillFileError(f"'{path}' in skill '{skill}' is not a regular file")

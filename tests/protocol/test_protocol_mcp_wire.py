@@ -155,6 +155,7 @@ def test_a_whole_run_still_works_after_junk(server: RawServer) -> None:
         ("not json", None),
         ('{"a":"\\"id\\"","id":6', 6),
         ('{"id":"\\udcff","x":', None),
+        ('\ufeff{"id":7,"method":"ping"}', 7),
     ],
 )
 def test_the_request_id_is_read_from_an_unparsable_line(text: str, expected: object) -> None:

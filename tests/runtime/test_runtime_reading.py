@@ -50,3 +50,14 @@ def test_special_files_are_refused(own_tree: SkillTree) -> None:
     os.mkfifo(own_tree.toolbox / "references/pipe")
     with pytest.raises(SkillFileError, match="not a regular file"):
         read_skill_file(own_tree.toolbox, "references/pipe", skill="toolbox")
+
+
+def test_a_link_that_leads_nowhere_is_named_so(own_tree: SkillTree) -> None:
+    # A loop or a dangling link was "does not exist", though the listing names it.
+    references = own_tree.toolbox / "references"
+    (references / "loop-a").symlink_to("loop-b")
+    (references / "loop-b").symlink_to("loop-a")
+    (references / "dangling").symlink_to("nowhere.md")
+    for name in ("loop-a", "dangling"):
+        with pytest.raises(SkillFileError, match="is a symlink that leads nowhere"):
+            read_skill_file(own_tree.toolbox, f"references/{name}", skill="toolbox")

@@ -115,6 +115,22 @@ def test_malformed_environment_entries_are_refused(skill_tree: SkillTree, bad) -
 
 
 @pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (1, "must be a string, not int"),
+        (None, "must be a string, not null"),
+        ("a\x00b", "holds a NUL"),
+    ],
+)
+def test_an_environment_value_that_is_no_string_is_named_so(
+    skill_tree: SkillTree, value: object, said: str
+) -> None:
+    # A number was refused as "must be a string without NUL".
+    with pytest.raises(ToolArgumentsError, match=f"environment variable A {said}"):
+        prepare_script(skill_tree.toolbox, "scripts/env.py", skill="toolbox", env={"A": value})
+
+
+@pytest.mark.parametrize(
     "name",
     [
         *("BASH_ENV", "ENV", "SHELLOPTS", "PS4", "PROMPT_COMMAND", "IFS", "PATH", "HOME"),

@@ -185,14 +185,30 @@ class _SourceCache:
         if file is None:
             return None
         if file not in self._texts:
-            try:
-                with open(file, encoding="utf-8", errors="replace") as opened:
-                    self._texts[file] = opened.read().removeprefix("\ufeff")
-            except OSError:
-                self._texts[file] = None
+            self._texts[file] = _frame_text(file)
         text = self._texts[file]
-        # Read with universal newlines: \r\n and \r arrive as \n already.
         return None if text is None else text.split("\n", count)[:count]
+
+
+# The most of a file a code frame is drawn from: a frame needs lines near the top of a
+# text file, and a diagnostic's file may be anything (a device, a FIFO, huge).
+_FRAME_BYTES = 8 << 20
+
+
+def _frame_text(file: str) -> str | None:
+    """The text of a regular ``file`` with universal newlines, or ``None``: a FIFO is
+    not waited on (``check`` hung for good drawing a frame in one), a device is not read
+    (one linked to ``/dev/zero`` was read until memory ran out)."""
+    from skillkit_core.regular_file import read_regular_file
+
+    try:
+        data = read_regular_file(file, _FRAME_BYTES)
+    except OSError:
+        return None
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def summary(run: CheckRun) -> str:

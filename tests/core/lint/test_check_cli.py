@@ -305,3 +305,18 @@ def test_a_config_that_is_no_file_is_named_for_what_it_is(tmp_path: Path) -> Non
     for value, message in cases.items():
         done = skillkit("check", "pdf-tools", "--config", value, cwd=tmp_path)
         assert (done.returncode, done.stderr.strip()) == (2, message)
+
+
+def test_a_finding_on_a_fifo_or_a_device_draws_no_frame_and_does_not_wait(
+    tmp_path: Path,
+) -> None:
+    # The code frame opened the file of each finding: a FIFO there held `check` for good,
+    # a link to /dev/zero was read until memory ran out.
+    skill = shutil.copytree(Path(__file__).parents[3] / "examples" / "help-desk", tmp_path / "hd")
+    os.mkfifo(skill / "references" / "pipe.md")
+    (skill / "references" / "zero.md").symlink_to("/dev/zero")
+    done = skillkit("check", "hd/help_desk.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in ("pipe.md", "zero.md"):
+        assert f"hd/references/{name}:1:1: warning [orphan-references]" in done.stdout
+    assert "│" not in done.stdout  # no frame drawn from either

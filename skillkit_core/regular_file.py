@@ -23,12 +23,16 @@ _OPEN_FLAGS = (
 )
 
 
-def read_regular_file(path: str, limit: int, *, own: bool = False) -> bytes | None:
+def read_regular_file(
+    path: str, limit: int, *, own: bool = False, follow: bool = True
+) -> bytes | None:
     """Up to ``limit`` bytes of the regular file at ``path``; ``None`` when there is none
     there (no such file, or a folder, FIFO or device), or with ``own`` when another user
-    owns it. Other errors are raised, with ``path`` as the error's ``filename``."""
+    owns it. Other errors are raised, with ``path`` as the error's ``filename``; without
+    ``follow``, a symbolic link at ``path`` raises ``ELOOP`` (its folders are followed)."""
+    flags = _OPEN_FLAGS if follow else _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, flags)
     except OSError as error:
         if error.errno in _NOT_THERE:
             return None

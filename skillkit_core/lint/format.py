@@ -198,11 +198,13 @@ _FRAME_BYTES = 8 << 20
 def _frame_text(file: str) -> str | None:
     """The text of a regular ``file`` with universal newlines, or ``None``: a FIFO is
     not waited on (``check`` hung for good drawing a frame in one), a device is not read
-    (one linked to ``/dev/zero`` was read until memory ran out)."""
+    (one linked to ``/dev/zero`` was read until memory ran out), and a symbolic link is not
+    followed (a finding on a link to ``/etc/passwd`` printed its lines, which the check
+    itself never reads)."""
     from skillkit_core.regular_file import read_regular_file
 
     try:
-        data = read_regular_file(file, _FRAME_BYTES)
+        data = read_regular_file(file, _FRAME_BYTES, follow=False)
     except OSError:
         return None
     if data is None:

@@ -720,12 +720,35 @@ def _read_manifest(target: str) -> tuple[str, bytes | None]:
     an error other than "not there" is raised with the path as ``filename``."""
     for name in (SKILL_MD, "skill.md"):
         candidate = os.path.join(target, name)
-        data = read_regular_file(candidate, MAX_BYTES + 1)
+        data = _read_inside(candidate, target)
         if data is not None:
             return candidate, data
     if os.path.isdir(target):
         return os.path.join(target, SKILL_MD), None
-    return target, read_regular_file(target, MAX_BYTES + 1)
+    return target, _read_inside(target, os.path.dirname(target) or ".")
+
+
+def _read_inside(file: str, folder: str) -> bytes | None:
+    """The manifest's bytes, as :func:`read_regular_file` reads them, when ``file`` is no
+    symbolic link or one that stays inside ``folder``. A link leading out is refused
+    (``OSError``): it would print another file into findings and previews (a SKILL.md
+    linked to ``/proc/self/environ`` showed the environment, secrets included, in a CI
+    log), and the linter reads no file linked from outside a skill."""
+    import errno
+
+    try:
+        return read_regular_file(file, MAX_BYTES + 1, follow=False)
+    except OSError as error:
+        if error.errno != errno.ELOOP or not os.path.islink(file):
+            raise
+    real, real_folder = os.path.realpath(file), os.path.realpath(folder)
+    if os.path.commonpath([real, real_folder]) != real_folder:
+        raise OSError(
+            errno.EACCES,
+            "it is a symbolic link to a file outside the skill folder, which is not read",
+            file,
+        )
+    return read_regular_file(file, MAX_BYTES + 1)
 
 
 def find_skill_md(folder: str | PathLike[str]) -> Path | None:

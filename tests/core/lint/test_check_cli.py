@@ -128,6 +128,24 @@ def test_fix_never_writes_through_a_link_to_a_file_outside_the_skill(tmp_path: P
     done = skillkit("check", "skills", "--fix", "--no-cache", cwd=tmp_path)
     assert outside.read_text() == BROKEN
     assert "Applied 0 fixes in 0 files." in done.stdout
+    # Not read at all: a SKILL.md linked to /proc/self/environ printed the environment.
+    assert (
+        "skills/pdf-tools/SKILL.md:1:1: error [skill-md-unreadable] cannot read "
+        "skills/pdf-tools/SKILL.md: it is a symbolic link to a file outside the skill "
+        "folder, which is not read\n\n"
+    ) in done.stdout
+    assert "description" not in done.stdout  # no frame drawn from the file either
+
+
+def test_fix_never_writes_through_a_link_inside_the_skill(tmp_path: Path) -> None:
+    root = make_skill(tmp_path / "skills", "pdf-tools", {"SKILL.md": "placeholder"})
+    (root / "docs").mkdir()
+    (root / "docs" / "REAL.md").write_text(BROKEN)
+    (root / "SKILL.md").unlink()
+    (root / "SKILL.md").symlink_to(Path("docs") / "REAL.md")
+    done = skillkit("check", "skills", "--fix", "--no-cache", cwd=tmp_path)
+    assert (root / "docs" / "REAL.md").read_text() == BROKEN
+    assert "Applied 0 fixes in 0 files." in done.stdout
     assert done.stderr == (
         "warning: not fixed: skills/pdf-tools/SKILL.md: a symbolic link; fix the file it "
         "leads to by hand\n"

@@ -269,6 +269,9 @@ def _emit(make_output: Any, *, command: str, entry: str | None, whole: bool = Tr
     from skillkit_core.simulate.contained import run_contained
     from skillkit_core.streams import claim_stdout
 
+    if entry == "":  # Path("") is the current folder
+        typer.echo("error[usage]: ENTRY is empty: give path/to/skill.py[:attr]", err=True)
+        raise typer.Exit(2)
     out = claim_stdout()
     try:
         result = run_contained(make_output, command=command, entry=entry, whole=whole)
@@ -486,6 +489,9 @@ def build(
     from skillkit_core.build.report import StepProgress, print_summary
     from skillkit_core.errors import SkillkitError
 
+    if not out:  # Path("") is the current folder
+        typer.echo("error[usage]: --out is empty: give the output folder", err=True)
+        raise typer.Exit(2)
     console = Console(highlight=False, stderr=True)
     options = BuildOptions(
         entry,

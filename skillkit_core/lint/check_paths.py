@@ -148,6 +148,8 @@ def collect_targets(
 
 def _targets_of(raw: str, problems: list[LintDiagnostic]) -> list[Target]:
     written, attr = _split_attr(raw)
+    if not written:  # pure("") is the current folder: a whole tree checked
+        raise UsageError("an empty path names no file or folder")
     path = path_text.pure(written)
     try:
         mode = os.stat(path).st_mode

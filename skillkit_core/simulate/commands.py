@@ -128,6 +128,8 @@ def written_to(result: CommandOutput, output: str | None, entry: str) -> Command
     never over the file of ``entry``, the skill it was made from."""
     if output is None:
         return result
+    if not output:  # Path("") is the current folder
+        raise UsageError("--output is empty: give the file to write")
     target = Path(output)
     from skillkit_core.loader import split_entry
 

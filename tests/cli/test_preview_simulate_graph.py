@@ -139,6 +139,12 @@ def test_preview_of_a_half_written_skill_shows_its_problems(tmp_path) -> None:
         (["simulate", DEPLOY_CHECK, "--path", "choose,deploy"], "leads on to 'deploy', the next"),
         (["simulate", DEPLOY_CHECK, "--all-paths", "--run-actions"], "one path at a time"),
         (["graph", DEPLOY_CHECK, "--format", "gif"], "error[usage]: unknown graph format 'gif'"),
+        # An empty path was the current folder: `check ''` checked a whole tree, `build -o
+        # ''` and `graph -o ''` were refused for what the current folder holds.
+        (["simulate", ""], "error[usage]: ENTRY is empty"),
+        (["graph", DEPLOY_CHECK, "-o", ""], "error[usage]: --output is empty"),
+        (["build", DEPLOY_CHECK, "-o", ""], "error[usage]: --out is empty"),
+        (["check", ""], "error[usage]: an empty path names no file or folder"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(args, message) -> None:

@@ -593,19 +593,23 @@ class LoadWorker:
             # Its output is closed: it is ending (the keeper may still be cleaning up).
             with suppress(Exception):
                 code = process.wait(timeout=_GRACE)
+        # Still running at the limit (killed now), or killed without closing its output:
+        # a hang. A SIGKILL after its output closed is the module's own (or the system's,
+        # out of memory), which was reported as a time-out.
+        hung = code is None or (code == -9 and not self._ended)
         if code is None and process is not None:
             _kill_tree(process)
             code = process.returncode
         dump = self._stderr_tail(mark, limit=1 << 16)
         stuck = _stuck_line(dump, file)
-        if "Timeout (" in dump or code == -9 or code is None:
+        if "Timeout (" in dump or hung:
             message = (
                 f"importing or checking the module did not finish within {self.timeout:g} s "
                 f"(set {TIMEOUT_VARIABLE} to allow longer)"
             )
         else:
             last = _last_line(dump)
-            message = f"the module ended the checking process (exit status {code})" + (
+            message = f"the module ended the checking process ({_ending(code)})" + (
                 f": {last}" if last else ""
             )
         where = None
@@ -624,6 +628,19 @@ class LoadWorker:
         except (OSError, ValueError):
             return ""
         return data.decode("utf-8", "replace").strip()
+
+
+def _ending(code: int | None) -> str:
+    """How a process ended, by its return code: ``exit status 3``, ``killed by signal
+    SIGKILL``."""
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
 
 
 def _kill_tree(process: Any) -> None:

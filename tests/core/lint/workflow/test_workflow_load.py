@@ -61,6 +61,9 @@ def test_a_module_that_kills_the_process_is_reported_and_checking_goes_on(
 ) -> None:
     (error,) = worker.check(LOAD_ERRORS / "crashes.py").diagnostics
     assert error.message == "the module ended the checking process (exit status 7)"
+    # A SIGKILL of its own (or out of memory) was said to be a time-out, at once.
+    (killed,) = worker.check(LOAD_ERRORS / "kills_itself.py").diagnostics
+    assert killed.message == "the module ended the checking process (killed by signal SIGKILL)"
     after = worker.check(FIXTURES / "graph_bad.py").diagnostics
     assert [d.rule for d in after][:2] == ["unguarded-store-access", "unreachable-step"]
 

@@ -16,6 +16,14 @@ app = typer.Typer(
 )
 
 
+def _say_error(error: Any) -> None:
+    """``error[code]: message`` on stderr, control characters escaped: the message may
+    quote a skill's own exception, whose escape sequences would reach the terminal."""
+    from skillkit_core.safe_text import escape_controls
+
+    typer.echo(f"error[{error.code}]: {escape_controls(error.message)}", err=True)
+
+
 def _print_version(asked: bool) -> None:
     if asked:
         version()
@@ -76,7 +84,7 @@ def prompt(
             roots, max_depth=depth, include_location=not no_location, budget=budget or None
         )
     except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        _say_error(error)
         raise typer.Exit(2) from None
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
@@ -144,7 +152,7 @@ def serve(
         )
         serve_runtime(config)
     except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        _say_error(error)
         raise typer.Exit(2) from None
 
 
@@ -230,7 +238,7 @@ def explain(
         console = Console(highlight=False, soft_wrap=True)
         rules_doc.render_explanation(rule, console, markdown=markdown)
     except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        _say_error(error)
         raise typer.Exit(2) from None
 
 
@@ -276,7 +284,7 @@ def _emit(make_output: Any, *, command: str, entry: str | None, whole: bool = Tr
     try:
         result = run_contained(make_output, command=command, entry=entry, whole=whole)
     except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        _say_error(error)
         raise typer.Exit(2) from None
     if out is not None:  # None: started without stdout
         try:
@@ -506,7 +514,7 @@ def build(
         with StepProgress(console) as progress:
             result = build_isolated(options, progress)
     except SkillkitError as error:
-        typer.echo(f"error[{error.code}]: {error.message}", err=True)
+        _say_error(error)
         raise typer.Exit(1) from None
     print_summary(result, Console(highlight=False))
 

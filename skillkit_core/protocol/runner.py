@@ -172,7 +172,13 @@ def emit(reply: Reply, out: TextIO | None, err: TextIO | None) -> int:
     without one: ``None``) is not an error. A stdout that fails otherwise (a full disk,
     an I/O error) is: exit code 1 and a line on stderr. Diagnostics that stderr cannot
     take are dropped (the result still goes to stdout)."""
-    _write_quietly(err, reply.text + "".join(f"skillkit: {note}\n" for note in reply.notes))
+    if reply.notes:  # one line each, whatever a skill's exception put in them (ESC, CR…)
+        from skillkit_core.safe_text import escape_controls
+
+        notes = "".join(f"skillkit: {escape_controls(n, line_breaks=True)}\n" for n in reply.notes)
+    else:
+        notes = ""
+    _write_quietly(err, reply.text + notes)
     if not reply.stdout:
         return reply.code
     if out is None:  # started with stdout closed

@@ -124,6 +124,9 @@ def _child(
             answer = _answer_json(make_output())
     except SkillkitError as error:
         answer = {"error": {"code": error.code, "message": error.message}}
+    except KeyboardInterrupt:  # raised by the skill's code (a real ^C stops the parent too)
+        message = "the skill's code raised KeyboardInterrupt, as if interrupted"
+        answer = {"error": {"code": "entry", "message": message}}
     except Exception as error:  # a defect: its traceback on stderr, as in process
         import traceback
 

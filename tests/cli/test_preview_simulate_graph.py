@@ -550,3 +550,24 @@ def test_a_terminated_command_takes_its_child_with_it(tmp_path: Path) -> None:
     ]:
         assert time.monotonic() < deadline, "the child outlived the command"
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("command", ["preview", "graph", "simulate", "run"])
+def test_a_skills_hostile_errors_reach_stderr_as_one_plain_line(tmp_path, command) -> None:
+    # A skill's exception text went raw to the terminal (an OSC retitled it), and a
+    # KeyboardInterrupt raised at import printed skillkit's own traceback.
+    hostile = tmp_path / "hostile.py"
+    hostile.write_text('raise ValueError("\\x1b]0;PWNED\\x07\\x1b[31m")\n')
+    interrupts = tmp_path / "interrupts.py"
+    interrupts.write_text("raise KeyboardInterrupt\n")
+    extra = ["start"] if command == "run" else []
+    done = skillkit(command, str(hostile), *extra)
+    stderr = done.stderr.decode("utf-8")
+    assert "\x1b" not in stderr and "\x07" not in stderr
+    assert "ValueError: \\x1b]0;PWNED\\x07\\x1b[31m" in stderr
+    if command != "run":  # the protocol's own KeyboardInterrupt is an interruption (130)
+        done = skillkit(command, str(interrupts))
+        assert done.returncode == 2
+        assert done.stderr.decode("utf-8") == (
+            "error[entry]: the skill's code raised KeyboardInterrupt, as if interrupted\n"
+        )

@@ -510,6 +510,7 @@ def build(
         single=single,
         pythons=(python,) if python else None,
     )
+    _stop_cleanly_on_termination()
     try:
         with StepProgress(console) as progress:
             result = build_isolated(options, progress)
@@ -517,6 +518,20 @@ def build(
         _say_error(error)
         raise typer.Exit(1) from None
     print_summary(result, Console(highlight=False))
+
+
+def _stop_cleanly_on_termination() -> None:
+    """SIGTERM and SIGHUP end the command as ^C does, through its clean-up: a build
+    stopped by ``kill`` left its scratch folder beside the output, which the next
+    ``skillkit check`` of that folder linted as a skill."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
 
 
 if __name__ == "__main__":

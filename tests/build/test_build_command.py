@@ -101,7 +101,10 @@ def test_the_summary_never_folds_a_path_or_a_warning_mid_word(tmp_path: Path) ->
     assert f"warning: {warning}" in lines
 
 
-def test_a_build_stopped_with_ctrl_c_leaves_no_scratch_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_stopped_build_leaves_no_scratch_folder(tmp_path: Path, signum: str, code: int) -> None:
+    # SIGINT is Ctrl-C; SIGTERM (kill) and SIGHUP (a closed terminal) ended the process
+    # at once and left the scratch folder, which `skillkit check` then linted as a skill.
     import signal
     import time
 
@@ -117,8 +120,8 @@ def test_a_build_stopped_with_ctrl_c_leaves_no_scratch_folder(tmp_path: Path) ->
     while not list(tmp_path.glob(".help-desk.build-*")) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert list(tmp_path.glob(".help-desk.build-*")), "the build made no scratch folder"
-    build.send_signal(signal.SIGINT)  # as Ctrl-C: the build's own process alone
-    assert build.wait(timeout=60) == 130
+    build.send_signal(getattr(signal, signum))  # to the build's own process alone
+    assert build.wait(timeout=60) == code
     assert list(tmp_path.iterdir()) == []
 
 

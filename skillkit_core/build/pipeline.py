@@ -376,24 +376,18 @@ def copy_content(definition: Definition, folder: str, into: Path) -> list[str]:
     """Copy ``folder`` (``references`` or ``assets``) from beside each file that defines
     the skill or one of its sub-skills into ``into``; the copied names, sorted.
 
-    Regular files only (symlinks are followed when they stay inside the folder); the
-    same name with different content in two places is an error rather than a silent
-    pick."""
+    Regular files only, hidden names and ``__pycache__`` left out; symlinks, to files or
+    folders, are followed when they stay inside the folder (as ``skillkit check`` follows
+    them), and anything else is an error rather than left out unsaid: a link leading out
+    of the folder or nowhere, a FIFO, a device. The same name with different content in
+    two places is an error rather than a silent pick."""
     copied: dict[str, Path] = {}
     for source_file in _source_files(definition):
         base = source_file.parent / folder
         if not base.is_dir():
             continue
-        real_base = base.resolve()
-        for path in sorted(base.rglob("*")):
-            relative = path.relative_to(base)
-            if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-                continue
-            if not path.is_file():
-                continue
-            if not path.resolve().is_relative_to(real_base):
-                raise BuildError(f"{path} links outside {base}; copy the file in instead")
-            name = relative.as_posix()
+        for name, path in _material(base):
+            relative = Path(name)
             if name in copied:
                 if copied[name].read_bytes() != path.read_bytes():
                     raise BuildError(
@@ -406,6 +400,40 @@ def copy_content(definition: Definition, folder: str, into: Path) -> list[str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
     return sorted(copied)
+
+
+def _material(base: Path) -> Iterator[tuple[str, Path]]:
+    """(name inside ``base``, path) of each file :func:`copy_content` ships from ``base``;
+    a link to a folder the walk is already in (a link back to a parent) is not walked."""
+    real_base = Path(os.path.realpath(base))
+    pending: list[tuple[Path, str, frozenset[Path]]] = [(base, "", frozenset({real_base}))]
+    while pending:
+        folder, prefix, walked = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            raise BuildError(f"cannot read {folder}: {error.strerror or error}") from None
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            path, name = Path(entry.path), prefix + entry.name
+            real = Path(os.path.realpath(path))
+            if real != real_base and not real.is_relative_to(real_base):
+                raise BuildError(f"{path} links outside {base}; copy the file in instead")
+            if real.is_dir():
+                if real not in walked:
+                    pending.append((path, name + "/", walked | {real}))
+            elif real.is_file():
+                yield name, path
+            else:
+                raise BuildError(f"{path} {_not_a_file(path, real)}; a built skill ships files")
+
+
+def _not_a_file(path: Path, real: Path) -> str:
+    if not real.exists():
+        return "is a symbolic link that leads nowhere (dangling, or in a loop)"
+    kind = "a FIFO" if stat.S_ISFIFO(real.stat().st_mode) else "a device or socket"
+    return f"is {kind}, not a regular file"
 
 
 PREVIOUS = "previous"

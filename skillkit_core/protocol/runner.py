@@ -144,7 +144,7 @@ def preload(definition: Definition) -> None:
     load (a built skill's warm process, ``skillkit_core.build.warm``); a call behaves the
     same either way. A schema pydantic refuses is left alone: the call that needs it
     reports the error."""
-    from skillkit_core import preamble, refs  # noqa: F401
+    from skillkit_core import preamble, refs, safe_text  # noqa: F401
     from skillkit_core.engine import snapshot  # noqa: F401
     from skillkit_core.primitives import registry  # noqa: F401
     from skillkit_core.prompts import assemble  # noqa: F401

@@ -402,3 +402,31 @@ def test_a_build_cache_another_user_could_change_is_not_used(tmp_path: Path) -> 
     assert sorted(p.name for p in theirs.iterdir()) == ["bytecode"]
     with _build_cache(tmp_path / "mine", result) as cache:
         assert cache == mine
+
+
+def test_references_are_shipped_as_check_reads_them_and_the_rest_is_named(
+    tmp_path: Path,
+) -> None:
+    # A link to a folder inside was dropped unsaid, and so were a link to /etc, a FIFO and
+    # dangling links, while a link to a file outside stopped the build.
+    from skillkit_core.build.pipeline import _material
+
+    base = tmp_path / "references"
+    (base / "sub").mkdir(parents=True)
+    (base / "a.md").write_text("a")
+    (base / "sub" / "b.md").write_text("b")
+    (base / "alias").symlink_to("sub")
+    (base / "sub" / "up").symlink_to("..")  # back to a folder the walk is in: not walked
+    (base / ".hidden.md").write_text("h")
+    names = sorted(name for name, _ in _material(base))
+    assert names == ["a.md", "alias/b.md", "sub/b.md"]
+    for bad, made, said in [
+        ("etc", lambda p: p.symlink_to("/etc"), "links outside"),
+        ("pipe.md", os.mkfifo, "is a FIFO, not a regular file"),
+        ("dangling.md", lambda p: p.symlink_to("nowhere.md"), "leads nowhere"),
+        ("loop.md", lambda p: p.symlink_to("loop.md"), "leads nowhere"),
+    ]:
+        made(base / "sub" / bad)
+        with pytest.raises(BuildError, match=said):
+            list(_material(base))
+        (base / "sub" / bad).unlink()

@@ -580,7 +580,10 @@ def run_check(
         if os.path.exists(given):
             raise UsageError(f"configuration file {given} is not a regular file")
         raise UsageError(f"no such configuration file: {given or repr(given)}")
-    base = load_config(config_file or find_pyproject(os.getcwd()))
+    if config_file is not None:
+        base = load_config(config_file, given=True)
+    else:
+        base = load_config(find_pyproject(os.getcwd()))
     config = merged(base, select=select, ignore=ignore, strict=strict)
     if config.select or config.ignore or config.severity:
         # Only patterns need the rule list (and its Python skill half is imported on use).

@@ -95,8 +95,10 @@ def find_pyproject(start: str | PathLike[str]) -> str | None:
         folder = parent
 
 
-def load_config(pyproject: str | PathLike[str] | None) -> LintConfig:
-    """Read ``[tool.skillkit]`` from ``pyproject`` (an empty config when absent)."""
+def load_config(pyproject: str | PathLike[str] | None, *, given: bool = False) -> LintConfig:
+    """Read ``[tool.skillkit]`` from ``pyproject`` (an empty config when absent). A file
+    the user ``given`` (``--config``) is always parsed: one that is no TOML is an error,
+    where a found pyproject.toml that cannot configure skillkit is skipped unread."""
     if pyproject is None:
         return LintConfig()
     pyproject = os.fspath(pyproject)
@@ -105,7 +107,7 @@ def load_config(pyproject: str | PathLike[str] | None) -> LintConfig:
             text = file.read()
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read {pyproject}: {error}") from error
-    if not _MAY_CONFIGURE.search(text):
+    if not given and not _MAY_CONFIGURE.search(text):
         return LintConfig(source=str(pyproject))
     import tomllib
 

@@ -112,3 +112,11 @@ def test_a_pyproject_that_cannot_configure_skillkit_is_not_parsed(tmp_path: Path
     # Other tools' tables are theirs to validate: a broken one is not our usage error.
     text = "[project]\nname = 'skillkit-helper'\n[tool.ruff]\nline-length = \n"
     assert load_config(write(tmp_path, text)) == LintConfig(source=str(tmp_path / "pyproject.toml"))
+
+
+def test_a_file_given_with_config_is_parsed_whatever_it_holds(tmp_path: Path) -> None:
+    # `--config notes.txt` (no TOML at all) was skipped unread, as a found pyproject.toml
+    # without our table is, so a typo in the flag went unnoticed.
+    text = "[project]\nname = 'skillkit-helper'\n[tool.ruff]\nline-length = \n"
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        load_config(write(tmp_path, text), given=True)

@@ -134,6 +134,8 @@ def build_skill(options: BuildOptions, progress: Progress | None = None) -> Buil
         _swap(stage, out, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if os.path.lexists(scratch):  # a file in it that cannot be removed (immutable, say)
+        result.warnings.append(f"{scratch} could not be removed whole; remove it by hand")
     result.files = _listing(out)
     result.seconds = time.perf_counter() - started
     return result
@@ -446,7 +448,12 @@ def _swap(stage: Path, out: Path, scratch: Path) -> None:
         os.rename(stage, out)
         return
     previous = scratch / PREVIOUS
-    os.rename(out, previous)
+    try:
+        os.rename(out, previous)
+    except OSError as error:  # an immutable or read-only folder, another user's
+        raise BuildError(
+            f"cannot replace {out}: {error.strerror or error}; it is left as it was"
+        ) from None
     try:
         os.rename(stage, out)
     except OSError:

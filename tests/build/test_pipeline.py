@@ -430,3 +430,36 @@ def test_references_are_shipped_as_check_reads_them_and_the_rest_is_named(
         with pytest.raises(BuildError, match=said):
             list(_material(base))
         (base / "sub" / bad).unlink()
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """chattr ±i on ``path``: whether the file system and the user allow it."""
+    if shutil.which("chattr") is None:
+        return False
+    done = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True)
+    return done.returncode == 0
+
+
+def test_an_output_that_cannot_be_replaced_is_a_build_error_and_stays(tmp_path: Path) -> None:
+    # An immutable output folder was "error[internal]: PermissionError"; an immutable
+    # file in the previous build left the scratch folder behind without a word.
+    entry = _project(tmp_path / "src")
+    out = tmp_path / "dist" / "demo"
+    _build(entry, out)
+    before = _snapshot(out)
+    if not _immutable(out, True):
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(BuildError, match=f"cannot replace {out}: .*; it is left as it was"):
+            _build(entry, out)
+    finally:
+        _immutable(out, False)
+    assert _snapshot(out) == before
+    _immutable(out / "SKILL.md", True)
+    try:
+        result = _build(entry, out)
+    finally:
+        for left in tmp_path.glob("dist/.demo.build-*/previous/SKILL.md"):
+            _immutable(left, False)
+        _immutable(out / "SKILL.md", False)
+    assert any("could not be removed whole; remove it by hand" in w for w in result.warnings)

@@ -302,8 +302,31 @@ class DiagnosticsHub:
         from pygls.uris import to_fs_path
 
         path = to_fs_path(uri)
-        if path:
+        if path and self.server.files.in_roots(path):
             self.server.files.refresh_soon(path)
+        elif others:  # outside the workspace: nothing watches it, so nothing stays shown
+            self.forget(uri)
+
+    def forget(self, uri: str) -> None:
+        """Withdraw the findings of a file that is no longer the workspace's (not open)."""
+        self._disk_parts.pop(uri, None)
+        if self.disk.pop(uri, None) and self.server.documents.get(uri) is None:
+            if self.pull:
+                self.request_refresh()
+            else:
+                self.server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+                )
+
+    def forget_outside_roots(self) -> None:
+        """After the workspace folders changed: withdraw what was shown for files that
+        are in none of them now (a removed folder's findings stayed in the editor)."""
+        from pygls.uris import to_fs_path
+
+        for uri in list(self.disk):
+            path = to_fs_path(uri)
+            if path and not self.server.files.in_roots(path):
+                self.forget(uri)
 
     def request_refresh(self) -> None:
         """Ask a pull client to pull again (coalesced)."""

@@ -44,6 +44,20 @@ MAX_BYTES = 1024 * 1024
 _MARKERS = ("skillkit_core",)
 
 
+def enclosing_skill_md(path: str, levels: int = 6) -> str | None:
+    """The SKILL.md of the nearest folder above ``path`` (up to ``levels``) holding one."""
+    folder = os.path.dirname(path)
+    for _ in range(levels):
+        candidate = os.path.join(folder, "SKILL.md")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None
+
+
 def walk_skill_files(roots: list[str]) -> Iterator[str]:
     """Candidate files under ``roots``: ``*.py`` and ``SKILL.md``, junk folders skipped."""
     seen = 0
@@ -193,20 +207,33 @@ class WorkspaceFiles:
             except Exception as error:
                 log_message(self.server, f"linting {snapshot.path} failed: {error!r}")
 
-    def refresh_soon(self, path: str) -> None:
+    def in_roots(self, path: str) -> bool:
+        """Whether ``path`` lies in one of the workspace folders."""
+        real = os.path.realpath(path)
+        for root in self.server.roots:
+            folder = os.path.realpath(root)
+            if real == folder or real.startswith(folder.rstrip(os.sep) + os.sep):
+                return True
+        return False
+
+    def refresh_soon(self, path: str, *, folder_changed: bool = False) -> None:
         """:meth:`refresh` in the background."""
-        task = asyncio.ensure_future(self.refresh(path))
+        task = asyncio.ensure_future(self.refresh(path, folder_changed=folder_changed))
         self._refreshing.add(task)
         task.add_done_callback(self._refreshing.discard)
 
-    async def refresh(self, path: str) -> None:
-        """A file changed on disk: lint it again (when it is not open)."""
+    async def refresh(self, path: str, *, folder_changed: bool = False) -> None:
+        """A file changed on disk: lint it again (when it is not open). With
+        ``folder_changed``, the file is the same but its folder is not (a reference made
+        or removed): its kept findings are dropped first."""
         loop = asyncio.get_running_loop()
         snapshot = await loop.run_in_executor(None, self.disk_snapshot, path)
         uri = from_fs_path(path) or path
         if snapshot is None:
             self.server.diagnostics.publish_disk(uri, [])
             return
+        if folder_changed:
+            snapshot._cache.pop("manifest", None)
         if self.server.documents.get(snapshot.uri) is None:
             await self.lint_file(snapshot)
 

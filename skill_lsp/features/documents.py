@@ -41,6 +41,10 @@ def register(server: Any) -> None:
     def did_save(ls: Any, params: types.DidSaveTextDocumentParams) -> None:
         _skills_changed(ls)
         snapshot = ls.documents.get(params.text_document.uri)
+        if snapshot is not None and snapshot.kind != DocumentKind.PYTHON:
+            # A file saved for the first time may be one a SKILL.md links to.
+            path = to_fs_path(params.text_document.uri)
+            _recheck_manifests(ls, [path] if path else [])
         if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
             return
         # Other open skills may import the saved module: their answers may differ now.
@@ -58,15 +62,29 @@ def register(server: Any) -> None:
     async def watched_files(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
         _skills_changed(ls)
         ls.semantic.clear_cache()
-        for change in params.changes:
-            path = to_fs_path(change.uri)
-            if path:
-                await ls.files.refresh(path)
+        paths = [path for change in params.changes if (path := to_fs_path(change.uri))]
+        for path in paths:
+            await ls.files.refresh(path)
         ls.semantic.reschedule_all()
-        for snapshot in ls.documents.all():
-            if snapshot.kind == DocumentKind.SKILL_MD:
-                snapshot._cache.pop("manifest", None)
-                ls.diagnostics.changed(snapshot.uri)
+        _recheck_manifests(ls, paths)
+
+
+def _recheck_manifests(ls: Any, paths: list[str]) -> None:
+    """Files changed on disk: check every open SKILL.md again, and the saved SKILL.md of
+    each skill folder the files are in (a file made in references/ or removed from it
+    changes its findings: a broken link stayed reported beside a link that resolved)."""
+    import os
+
+    from skill_lsp.workspace import enclosing_skill_md
+
+    for snapshot in ls.documents.all():
+        if snapshot.kind == DocumentKind.SKILL_MD:
+            snapshot._cache.pop("manifest", None)
+            ls.diagnostics.changed(snapshot.uri)
+    manifests = {enclosing_skill_md(path) for path in paths if os.path.basename(path) != "SKILL.md"}
+    for manifest in sorted(m for m in manifests if m is not None):
+        if ls.files.in_roots(manifest):
+            ls.files.refresh_soon(manifest, folder_changed=True)
 
 
 def _skills_changed(ls: Any) -> None:

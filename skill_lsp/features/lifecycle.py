@@ -73,6 +73,10 @@ def register(server: Any) -> None:
         roots = [root for root in ls.roots if root not in removed]
         roots += [to_fs_path(f.uri) for f in params.event.added if to_fs_path(f.uri)]
         ls.roots = list(dict.fromkeys(roots))
+        from skill_lsp.skill_index import skill_index
+
+        skill_index(ls).invalidate()  # skills came or went with the folders
+        ls.diagnostics.forget_outside_roots()
         ls.files.start()
 
 
@@ -135,6 +139,20 @@ def refresh_code_lenses(ls: Any) -> None:
             ls.workspace_code_lens_refresh(None)
 
 
+WATCHED = (
+    "**/*.py",
+    "**/SKILL.md",
+    "**/pyproject.toml",
+    # What a SKILL.md links to and a skill loads: a file made or removed there changes
+    # broken-link, missing-file-reference and orphan findings of the skill's SKILL.md.
+    "**/*.md",
+    "**/references/**",
+    "**/scripts/**",
+    "**/assets/**",
+)
+"""Files whose changes on disk the server asks the client to report."""
+
+
 def _watch_files(ls: Any) -> None:
     """Ask to be told about changed skill files, where the client registers dynamically."""
     dynamic = get_capability(
@@ -142,10 +160,7 @@ def _watch_files(ls: Any) -> None:
     )
     if not dynamic:
         return
-    watchers = [
-        types.FileSystemWatcher(glob_pattern=pattern)
-        for pattern in ("**/*.py", "**/SKILL.md", "**/pyproject.toml")
-    ]
+    watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
     registration = types.Registration(
         id="skillkit-watch",
         method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,

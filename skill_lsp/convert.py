@@ -71,6 +71,8 @@ def to_lsp(
     suggestions = [_suggestion(fix, snapshot, maps or {}) for fix in diagnostic.suggestions]
     if any(suggestions):
         data["suggestions"] = [s for s in suggestions if s]
+    if "fix" in data or "suggestions" in data:
+        data["text"] = snapshot.text_tag  # the text the edits' positions are in
     return types.Diagnostic(
         range=lsp_range,
         # A message can quote the document (a link target, a key): its control

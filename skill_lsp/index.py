@@ -87,6 +87,19 @@ class Snapshot:
     _index_lock: Any = field(default_factory=threading.Lock, repr=False)
 
     @property
+    def text_tag(self) -> str:
+        """A short digest of the text: edits computed for it (a quick fix's) apply to a
+        text with the same tag, whatever its version number (the saved file's or an open
+        document's)."""
+        found = self._cache.get("tag")
+        if found is None:
+            from skillkit_core.fast_hash import blake2b
+
+            digest = blake2b(self.text.encode("utf-8", "surrogatepass"), digest_size=8)
+            found = self._cache["tag"] = digest.hexdigest()
+        return found
+
+    @property
     def map(self) -> LineMap:
         """Position conversions for this version."""
         found = self._cache.get("map")

@@ -67,7 +67,10 @@ def actions_for(
         if diagnostic.source != SOURCE:
             continue
         data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
-        fixes += _fix_actions(diagnostic, data)
+        if snapshot is None or data.get("text", snapshot.text_tag) == snapshot.text_tag:
+            # A fix made for an older text (diagnostics lag a keystroke behind) would
+            # land its edits in the wrong places: it is offered once they are redone.
+            fixes += _fix_actions(diagnostic, data)
         rule = data.get("rule") or diagnostic.code
         if snapshot is None or not isinstance(rule, str):
             continue

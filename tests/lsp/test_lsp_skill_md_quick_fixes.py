@@ -349,3 +349,17 @@ async def test_an_open_script_keeps_the_skill_md_findings_and_their_fix(
     assert "Disable script-shebang for this file" in titles  # the script is open: it can
     fixed = apply_text_edits(script.read_text(), actions[0].edit.changes[uri], client.encoding)
     assert fixed.startswith("#!/usr/bin/env python3\nimport sys\n")
+
+
+async def test_a_fix_made_for_an_older_text_is_not_offered(client: LanguageClient) -> None:
+    # A diagnostic a keystroke behind the buffer carried edits in its text's positions:
+    # applied to the newer text they landed in the wrong place (the probe's
+    # "pleasbrainstormingstormin").
+    _case, folder, uri, diagnostic = await _open_case(client, "yaml-typed-scalar", "stale")
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    assert any(not a.title.startswith("Disable ") for a in await _actions(client, uri, diagnostic))
+    replace_all(client, uri, text.replace("  version: 1.10", "  version:   1.10"), 2)
+    stale = await _actions(client, uri, diagnostic)
+    assert stale and all(a.title.startswith("Disable ") for a in stale)
+    replace_all(client, uri, text, 3)  # the same text again: its fix is good again
+    assert any(not a.title.startswith("Disable ") for a in await _actions(client, uri, diagnostic))

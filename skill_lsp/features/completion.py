@@ -33,6 +33,8 @@ _OPEN_STRING = re.compile(r"""(?P<q>["'])(?P<typed>[^"'\\]*)$""")
 _KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)?$")
 _KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:")
 _VALUE_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<typed>[\w-]*)$")
+# The rest of a key already written after the cursor, through its colon and one space.
+_KEY_REST = re.compile(r"[\w-]*\s*:[ \t]?")
 
 
 def register(server: Any) -> None:
@@ -373,7 +375,10 @@ def skill_md_items(ls: Any, snapshot: Snapshot, line: int, column: int) -> list 
         if number != line
         and (match := _VALUE_LINE.match(written.rstrip()) or _KEY_VALUE.match(written))
     }
-    where = SourceRange(line, 0, line, column)
+    # On a key line already written (the cursor in or before its key), the item replaces
+    # that key and keeps its value: inserted in front, it made `license: argument-hint: …`.
+    rest = _KEY_REST.match(snapshot.lines[line], column)
+    where = SourceRange(line, 0, line, rest.end() if rest else column)
     items = []
     for order, doc in enumerate(docs.values()):
         if doc.key in present:

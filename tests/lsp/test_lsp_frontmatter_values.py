@@ -145,3 +145,16 @@ async def test_hover_on_values_and_tool_entries(client: LanguageClient) -> None:
     having = ", ".join(host.name for host in HOSTS if "Bash" in host.evidence)
     bash = await _hover(client, "pdf-tools/SKILL.md", "Bash(python:*)", 6)
     assert bash == f"**`Bash(python:*)`** · tool `Bash`\n\nHosts with this tool: {having}."
+
+
+async def test_a_key_completed_before_a_written_key_replaces_it(client: LanguageClient) -> None:
+    # At the start of a key line the item was inserted in front of the key written there:
+    # `effort: context: fork`, which is no YAML.
+    from tests.lsp.support import apply_text_edits
+
+    saved = _text(client, "report-writer/SKILL.md")
+    text = saved.replace("context: fork\n", "context: fork\nmodel: opus\n")
+    items = await _complete(client, "report-writer/SKILL.md", text, "\nmodel: opus", 1, 23)
+    effort = next(item for item in items if item.label == "effort")
+    edited = apply_text_edits(text, [effort.text_edit], client.encoding)
+    assert "\neffort: opus\n" in edited and "model" not in edited.split("---")[1]

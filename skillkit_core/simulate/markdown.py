@@ -212,12 +212,24 @@ def _transcript(run: SimulatedRun) -> str:
         parts.append("### Before the first prompt\n\n" + _after(run.opening, run.opening_actions))
     for index, turn in enumerate(run.turns, start=1):
         parts.append(_turn(index, turn))
-    if run.final is not None:
+    if run.status == "unsimulated":
+        parts.append(f"### Not simulated further\n\n{_unsimulated(run)}")
+    elif run.final is not None:
         heading = "### Done" if run.status == "done" else "### Error"
         parts.append(f"{heading}\n\nThe agent receives:\n\n{_json_block(run.final)}")
     elif run.status == "stopped":
         parts.append("### Stopped\n\nThe run hit the turn limit before it finished.")
     return "\n\n".join(parts)
+
+
+def _unsimulated(run: SimulatedRun) -> str:
+    steps = ", ".join(f"`{step}`" for step in run.stand_ins)
+    return (
+        f"The action of {steps} declares no output schema, so the simulation could not make "
+        "up its result and used None; the run then failed where that result was read "
+        f"({run.error_text}). The real run uses the action's real result: simulate with "
+        "--run-actions to run the actions, or declare the action's output= schema."
+    )
 
 
 def _turn(index: int, turn: Turn) -> str:
@@ -297,6 +309,9 @@ def _paths_table(report: SimulationReport) -> str:
     for index, run in enumerate(report.runs, start=1):
         choices = _cell("; ".join(run.decisions)) or "—"
         result = run.status if run.error is None else f"error: {_cell(run.error)}"
+        if run.status == "unsimulated":
+            stand_ins = ", ".join(f"`{step}`" for step in run.stand_ins)
+            result = f"unsimulated: the action of {stand_ins} has no output schema (--run-actions)"
         lines.append(f"| {index} | {' → '.join(run.path)} | {result} | {choices} |")
     if explored is not None and not explored.complete:
         lines += ["", _unexplored(explored, report.max_paths)]

@@ -97,17 +97,28 @@ class SimulatedRun:
     opening_actions: list[ActionRecord]
     final: dict[str, Any] | None
     status: str
-    """``done``, ``error`` (the engine returned an error result) or ``stopped`` (turn limit)."""
+    """``done``, ``error`` (the engine returned an error result), ``stopped`` (turn limit)
+    or ``unsimulated`` (an error after an action whose result the simulation could not
+    make up: it declares no output schema, so its stand-in returned None)."""
     path: list[str]
     final_output: Any
     redirected_to: dict[str, str] | None
     params_choice: str | None = None
     """``params.field=value`` when the run explored other params than the report's."""
+    stand_ins: tuple[str, ...] = ()
+    """Steps whose action ran as a stand-in returning None (no output schema)."""
 
     @property
     def error(self) -> str | None:
         """The message of the error result the run ended with."""
-        if self.status != "error" or not self.final:
+        if self.status != "error":
+            return None
+        return self.error_text
+
+    @property
+    def error_text(self) -> str | None:
+        """The message of the error result the engine returned last, whatever the status."""
+        if not self.final or self.final.get("kind") != "error":
             return None
         return str(self.final.get("message") or self.final.get("error") or "error")
 
@@ -253,8 +264,9 @@ class SimulationReport:
 
     @property
     def ok(self) -> bool:
-        """Every run reached the end."""
-        return all(run.status == "done" for run in self.runs)
+        """Every run reached the end, or stopped where only running its actions could
+        tell what comes next."""
+        return all(run.status in ("done", "unsimulated") for run in self.runs)
 
     def to_data(self) -> dict[str, Any]:
         return {

@@ -77,8 +77,9 @@ def simulate(
     (``Literal``/``Enum``/``bool``), or the name of the step (or ``subskill:X`` /
     ``topic:X`` route) to go to next. ``path`` lists steps to follow (prompt-less steps may
     be left out). ``all_paths`` explores distinct paths, up to ``max_paths``. Actions run
-    only with ``run_actions``; otherwise their output is generated and marked so. Without
-    ``params`` an example is generated from the params schema (and said so in the notes).
+    only with ``run_actions``; otherwise their output is generated from their ``output=``
+    schema and marked so (None without one: a run that then fails is ``unsimulated``).
+    Without ``params`` an example is generated from the params schema (said in the notes).
     """
     return asyncio.run(
         simulate_async(
@@ -299,6 +300,12 @@ class _Plan:
     unanswered)."""
 
 
+def _schema_less_actions(events: list[dict[str, Any]]) -> list[str]:
+    """The steps whose stubbed action had no output schema to make an example from (its
+    stand-in result was None)."""
+    return [e["step"] for e in events if e["kind"] == "action" and e.get("schema_less")]
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """Where a candidate response leads (from a probe)."""
@@ -449,11 +456,15 @@ class Simulator:
         engine = self._engine(self.live)
         self.recorder.take()
         result = await engine.start()
-        opening, opening_actions = records(self.recorder.take(), result, self.steps)
+        events = self.recorder.take()
+        unknown_actions = _schema_less_actions(events)
+        opening, opening_actions = records(events, result, self.steps)
         if self.guide.path and self.guide.consumed(engine.path) is None:
+            # The steps before the first prompt are the params' and the definition's.
             raise SimulationError(
-                f"the given path starts with '{self.guide.path[0]}', but the run starts at "
-                f"'{engine.path[0]}'"
+                f"the given path ({' → '.join(self.guide.path)}) is not the way the run "
+                f"starts: before its first prompt it went {' → '.join(engine.path)} (the "
+                "params decide the steps before the first answer: try --params)"
             )
         turns: list[Turn] = []
         branches: list[tuple[int, list[Decision]]] = []
@@ -472,12 +483,19 @@ class Simulator:
             turn = Turn(result.step, visit, result.to_wire(), decision)
             self.given.setdefault(result.step, []).append(decision)
             result = await engine.advance(result.step, decision.data)
-            turn.transitions, turn.actions = records(self.recorder.take(), result, self.steps)
+            events = self.recorder.take()
+            unknown_actions += _schema_less_actions(events)
+            turn.transitions, turn.actions = records(events, result, self.steps)
             turns.append(turn)
+            if decision.source == "fixture" and not self.guide.allows(engine.path, False):
+                self._off_path(turn.step, engine.path)
         if status == "done" and self.guide.path and self.guide.pending(engine.path):
             raise SimulationError(
                 f"the run ended ({' → '.join(engine.path)}) before following the whole path"
             )
+        if status == "error" and unknown_actions:
+            # The error may be the stand-in's doing (a branch reading None), not the skill's.
+            status = "unsimulated"
         redirected = getattr(engine, "redirected_to", None)
         run = SimulatedRun(
             turns=turns,
@@ -488,8 +506,16 @@ class Simulator:
             path=list(engine.path),
             final_output=result.final_output if isinstance(result, DoneResult) else None,
             redirected_to=dict(redirected) if redirected else None,
+            stand_ins=tuple(dict.fromkeys(unknown_actions)),
         )
         return run, branches
+
+    def _off_path(self, step: str, path: list[str]) -> None:
+        raise SimulationError(
+            f"the responses fixture's answer for step '{step}' leads off the given path "
+            f"({' → '.join(self.guide.path)}): the run went {' → '.join(path)}. Drop that "
+            "step's answer from the fixture to let the path choose it, or change the path"
+        )
 
     # -- choosing responses -----------------------------------------------------------
 

@@ -157,7 +157,14 @@ def _stub_action(action: StepAction, step: str, recorder: Recorder, seed: int) -
             if output is not None
             else None
         )
-        recorder.add(kind="action", step=step, action=name, output=value, generated=True)
+        recorder.add(
+            kind="action",
+            step=step,
+            action=name,
+            output=value,
+            generated=True,
+            schema_less=output is None,
+        )
         return value
 
     if declared is not None:

@@ -253,7 +253,7 @@ def test_impossible_paths_are_clear_errors(deploy_check) -> None:
     # The error names the step the path wants next; 'deploy' is on the path, not "unreached".
     with pytest.raises(SimulationError, match="leads on to 'deploy', the next step of the given"):
         simulate(deploy_check, path=["choose", "deploy"])
-    with pytest.raises(SimulationError, match="starts at 'choose'"):
+    with pytest.raises(SimulationError, match="before its first prompt it went choose"):
         simulate(deploy_check, path=["verify"])
     with pytest.raises(SimulationError, match="unknown step"):
         simulate(deploy_check, path=["choose", "ship"])
@@ -398,3 +398,51 @@ def test_declared_action_input_is_still_checked_without_running_it() -> None:
     assert set(result) == {"doubled"} and isinstance(result["doubled"], int)
     # The same input gives the same generated output on every run.
     assert simulate(definition).runs[0].turns[0].actions[0].result == result
+
+
+class _Number(BaseModel):
+    n: int
+
+
+def _routed_by_an_action(**action: object) -> object:
+    return (
+        skill(name="routed", entry="ask", description="Routes on an action's result.")
+        .step(
+            "ask",
+            prompt="A number?",
+            response=_Number,
+            action=action.get("run", lambda ctx: {"big": ctx.response.n > 5}),
+            next=[branch("big", when=lambda ctx: ctx.action_result["big"]), branch("small")],
+        )
+        .step("big", prompt="Big.", next=terminal)
+        .step("small", prompt="Small.", next=terminal)
+        .build()
+    )
+
+
+def test_an_action_without_output_schema_stops_the_simulation_not_the_skill() -> None:
+    # Its stand-in returned None and the branch reading it failed: every run was reported
+    # as an error the real skill never gives, with exit 1.
+    report = simulate(_routed_by_an_action())
+    (run,) = report.runs
+    assert (run.status, run.stand_ins, run.error, report.ok) == (
+        "unsimulated",
+        ("ask",),
+        None,
+        True,
+    )
+    from skillkit_core.simulate.markdown import simulation_markdown
+
+    text = simulation_markdown(report)
+    assert "### Not simulated further" in text and "--run-actions" in text
+    real = simulate(_routed_by_an_action(), run_actions=True, responses={"ask": {"n": 9}})
+    assert (real.runs[0].status, real.runs[0].path) == ("done", ["ask", "big"])
+
+
+def test_a_fixture_answer_that_leaves_the_given_path_is_an_error(deploy_check) -> None:
+    # --path was silently ignored for a step the fixture answers.
+    fixture = {"verify": {"blockers": [], "safe": True}}
+    with pytest.raises(SimulationError, match="answer for step 'verify' leads off the given"):
+        simulate(deploy_check, responses=fixture, path=["choose", "verify", "abort"])
+    report = simulate(deploy_check, responses=fixture, path=["choose", "verify", "deploy"])
+    assert report.runs[0].path == ["choose", "verify", "deploy"]

@@ -161,6 +161,11 @@ def _subskill(sub: SkillPreview) -> str:
     if sub.description:
         head += f"\n\n> {sub.description}"
     head += f"\n\n- Params: {_params_text(sub)}"
+    if sub.preamble is not None:
+        head += (
+            "\n\n**Preamble**, sent again in front of the sub-skill's first prompt when a "
+            "run is routed to it (or started on it):\n\n" + fence(sub.preamble, "markdown")
+        )
     body = "\n\n".join(_step(s) for s in sub.steps)
     return head + ("\n\n" + body if body else "")
 

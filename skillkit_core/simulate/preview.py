@@ -271,7 +271,7 @@ async def _skill_preview(
             refs=refs,
             only=only,
             prefix=sub_prefix,
-            top=False,
+            top=top,  # a routed sub-skill's first prompt brings its own preamble
         )
         result.subskills.append(sub_preview)
     if only is None:

@@ -100,7 +100,9 @@ def test_composites_show_sub_skills_prefixed_and_topics(help_desk) -> None:
     assert {t.target for t in configure.transitions} == {"setup/configure", "setup/summary"}
     topics = {t.name: t for t in result.topics}
     assert "Bearer" in topics["auth"].content and topics["auth"].tokens > 0
-    assert result.subskills[0].preamble is None
+    # A routed sub-skill's first prompt brings a preamble of its own (the preview left
+    # it out, so the author never saw what the agent gets there).
+    assert result.subskills[0].preamble.startswith("The skill `doctor` is a workflow")
 
 
 def test_one_step_can_be_previewed_alone(help_desk) -> None:

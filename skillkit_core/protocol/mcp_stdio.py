@@ -263,15 +263,18 @@ def refuse_unknown_tool(name: str, known: list[str]) -> None:
 
 class InternalErrors:
     """Server middleware (outermost): an exception a handler did not mean to raise is
-    answered ``-32603`` with the exception's type, and described on stderr; an
-    ``MCPError`` (a handler's deliberate answer) and cancellation pass unchanged."""
+    answered ``-32603`` with the exception's type, and described on stderr. An
+    ``MCPError`` (a handler's deliberate answer), pydantic's ``ValidationError`` (params
+    that do not fit the method, which the SDK answers ``-32602``) and cancellation pass
+    unchanged."""
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         from mcp.shared.exceptions import MCPError
+        from pydantic import ValidationError
 
         try:
             return await call_next(ctx)
-        except MCPError:
+        except (MCPError, ValidationError):
             raise
         except Exception as error:
             import sys

@@ -348,6 +348,19 @@ def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_not_code_0(
     assert passed.value.error.code == -32602
 
 
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("tools/call", {"name": 5}), ("tools/call", {"name": "start", "arguments": "x"})],
+)
+def test_params_that_do_not_fit_are_invalid_params_not_an_internal_error(
+    server: RawServer, method: str, params: dict
+) -> None:
+    # The internal-error middleware took pydantic's ValidationError for a failure.
+    answer = server.request(11, method, params)
+    assert answer["error"]["code"] == -32602, answer
+    assert_still_serving(server, 12)
+
+
 def test_an_mcp_server_that_stops_writes_no_protocol_result_on_its_stream(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

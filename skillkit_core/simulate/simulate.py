@@ -306,6 +306,17 @@ def _schema_less_actions(events: list[dict[str, Any]]) -> list[str]:
     return [e["step"] for e in events if e["kind"] == "action" and e.get("schema_less")]
 
 
+def _reads_none(result: Any) -> bool:
+    """Whether an error result is code failing on None (``'NoneType' object is not
+    subscriptable``, ``… has no attribute``): what reading a None stand-in raises. A
+    validation error, or any other failure, is the skill's or the fixture's own."""
+    return (
+        isinstance(result, ErrorResult)
+        and not result.retry
+        and "'NoneType' object" in (result.message or "")
+    )
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """Where a candidate response leads (from a probe)."""
@@ -493,8 +504,8 @@ class Simulator:
             raise SimulationError(
                 f"the run ended ({' → '.join(engine.path)}) before following the whole path"
             )
-        if status == "error" and unknown_actions:
-            # The error may be the stand-in's doing (a branch reading None), not the skill's.
+        if status == "error" and unknown_actions and _reads_none(result):
+            # The stand-in's doing (code reading its None), not the skill's.
             status = "unsimulated"
         redirected = getattr(engine, "redirected_to", None)
         run = SimulatedRun(

@@ -404,14 +404,14 @@ class _Number(BaseModel):
     n: int
 
 
-def _routed_by_an_action(**action: object) -> object:
+def _routed_by_an_action() -> object:
     return (
         skill(name="routed", entry="ask", description="Routes on an action's result.")
         .step(
             "ask",
             prompt="A number?",
             response=_Number,
-            action=action.get("run", lambda ctx: {"big": ctx.response.n > 5}),
+            action=lambda ctx: {"big": ctx.response.n > 5},
             next=[branch("big", when=lambda ctx: ctx.action_result["big"]), branch("small")],
         )
         .step("big", prompt="Big.", next=terminal)
@@ -437,6 +437,22 @@ def test_an_action_without_output_schema_stops_the_simulation_not_the_skill() ->
     assert "### Not simulated further" in text and "--run-actions" in text
     real = simulate(_routed_by_an_action(), run_actions=True, responses={"ask": {"n": 9}})
     assert (real.runs[0].status, real.runs[0].path) == ("done", ["ask", "big"])
+    # Errors that are the skill's or the fixture's own stay errors.
+    bad_answer = simulate(_routed_by_an_action(), responses={"ask": {"n": "many"}})
+    assert (bad_answer.runs[0].status, bad_answer.ok) == ("error", False)
+    buggy = (
+        skill(name="buggy", entry="ask", description="A side-effect action and a bug.")
+        .step("ask", prompt="A number?", response=_Number, action=lambda ctx: None, next="next")
+        .step(
+            "next",
+            prompt="More?",
+            response=_Number,
+            next=[branch("ask", when=lambda ctx: ctx.response.typo), branch("ask")],
+        )
+        .build()
+    )
+    bug = simulate(buggy)
+    assert (bug.runs[0].status, bug.ok) == ("error", False)
 
 
 def test_a_fixture_answer_that_leaves_the_given_path_is_an_error(deploy_check) -> None:

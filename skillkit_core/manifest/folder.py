@@ -409,18 +409,25 @@ class SkillFolder:
 
     def text_of(self, path: str) -> str | None:
         """The whole text of the file at ``path`` (as a finding names it; undecodable
-        bytes replaced), or ``None`` when it cannot be read: a file of the snapshot is
-        read from there."""
+        bytes replaced), or ``None`` when it is not read: no regular file, a file linked
+        from outside the skill, or one over ``MAX_SCAN_BYTES``. A file of the snapshot is
+        read from there; SKILL.md is the parsed text."""
+        if path == self.skill_md:
+            return self.parsed.text
+        relative = self._relative_names.get(path)
         if self._snapshot is not None:
-            relative = self._relative_names.get(path)
             data = None if relative is None else self._snapshot.contents.get(relative)
             if data is not None:
                 return data.decode("utf-8", errors="replace")
+        if relative is not None and relative in self._outside:
+            return None  # linked from outside the skill: not read (a 3 GB file was)
         try:
-            with open(path, encoding="utf-8", errors="replace") as file:
-                return file.read()
+            data = read_regular_file(path, MAX_SCAN_BYTES + 1)
         except OSError:
             return None
+        if data is None or len(data) > MAX_SCAN_BYTES:
+            return None  # a FIFO, a device, or larger than any file the check scans
+        return data.decode("utf-8", errors="replace")
 
     @cached_property
     def _relative_names(self) -> dict[str, str]:

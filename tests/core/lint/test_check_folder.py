@@ -143,3 +143,26 @@ def test_folders_and_files_that_cannot_be_read_are_findings(
             f"cannot read {root / 'scripts' / 'run.sh'}: permission denied; it was not checked",
         ),
     ]
+
+
+def test_suppressions_are_read_only_from_files_the_check_reads(tmp_path) -> None:
+    # The scan for `skillkit: ignore` comments opened each finding's file whole: a link to
+    # a 3 GB file outside the skill was read to its end, a 500 MB reference held 1 GB.
+    from skillkit_core.manifest.folder import MAX_SCAN_BYTES, SkillFolder
+
+    skill = tmp_path / "pdf-tools"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Reads PDFs. Use for PDFs.\n---\nBody.\n"
+    )
+    (skill / "references" / "small.md").write_text("# skillkit: ignore-file[x]\n")
+    with open(skill / "references" / "big.md", "wb") as big:
+        big.truncate(MAX_SCAN_BYTES + 1)
+    (tmp_path / "secret.md").write_text("outside\n")
+    (skill / "references" / "out.md").symlink_to(tmp_path / "secret.md")
+    folder = SkillFolder(str(skill))
+    listed = {Path(file.path).name: folder.display(file) for file in folder.files}
+    assert folder.text_of(listed["small.md"]) == "# skillkit: ignore-file[x]\n"
+    assert folder.text_of(listed["big.md"]) is None
+    assert folder.text_of(listed["out.md"]) is None
+    assert folder.text_of(folder.skill_md).startswith("---\nname: pdf-tools")

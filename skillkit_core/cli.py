@@ -24,6 +24,14 @@ def _say_error(error: Any) -> None:
     typer.echo(f"error[{error.code}]: {escape_controls(error.message)}", err=True)
 
 
+def _refuse_empty(paths: list[str], what: str) -> None:
+    """Exit 2 when a path argument is empty: ``Path("")`` is the current folder, which
+    nobody means by an empty argument (an unset shell variable, a bad quote)."""
+    if "" in paths:
+        typer.echo(f"error[usage]: {what} is empty: give a path", err=True)
+        raise typer.Exit(2)
+
+
 def _print_version(asked: bool) -> None:
     if asked:
         version()
@@ -78,6 +86,9 @@ def prompt(
     """Print the <available_skills> block for the skills under ROOTS."""
     from skillkit_core.errors import SkillkitError
     from skillkit_core.runtime.prompt import available_skills_from_roots
+    from skillkit_core.safe_text import escape_controls
+
+    _refuse_empty(roots, "ROOT")
 
     try:
         available, warnings = available_skills_from_roots(
@@ -86,8 +97,8 @@ def prompt(
     except SkillkitError as error:
         _say_error(error)
         raise typer.Exit(2) from None
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    for warning in warnings:  # they name folders, which may hold any character
+        typer.echo(f"warning: {escape_controls(str(warning))}", err=True)
     typer.echo(available.xml)
 
 
@@ -132,6 +143,8 @@ def serve(
     from skillkit_core.runtime.config import RuntimeConfig
     from skillkit_core.runtime.mcp_server import serve as serve_runtime
     from skillkit_core.runtime.scripts import ScriptLimits
+
+    _refuse_empty(roots, "ROOT")
 
     try:
         config = RuntimeConfig(
@@ -277,9 +290,8 @@ def _emit(make_output: Any, *, command: str, entry: str | None, whole: bool = Tr
     from skillkit_core.simulate.contained import run_contained
     from skillkit_core.streams import claim_stdout
 
-    if entry == "":  # Path("") is the current folder
-        typer.echo("error[usage]: ENTRY is empty: give path/to/skill.py[:attr]", err=True)
-        raise typer.Exit(2)
+    if entry is not None:
+        _refuse_empty([entry], "ENTRY")
     out = claim_stdout()
     try:
         result = run_contained(make_output, command=command, entry=entry, whole=whole)
@@ -497,9 +509,8 @@ def build(
     from skillkit_core.build.report import StepProgress, print_summary
     from skillkit_core.errors import SkillkitError
 
-    if not out:  # Path("") is the current folder
-        typer.echo("error[usage]: --out is empty: give the output folder", err=True)
-        raise typer.Exit(2)
+    _refuse_empty([entry], "ENTRY")
+    _refuse_empty([out], "--out")
     console = Console(highlight=False, stderr=True)
     options = BuildOptions(
         entry,

@@ -144,7 +144,10 @@ def test_preview_of_a_half_written_skill_shows_its_problems(tmp_path) -> None:
         (["simulate", ""], "error[usage]: ENTRY is empty"),
         (["graph", DEPLOY_CHECK, "-o", ""], "error[usage]: --output is empty"),
         (["build", DEPLOY_CHECK, "-o", ""], "error[usage]: --out is empty"),
+        (["build", "", "-o", "out"], "error[usage]: ENTRY is empty"),
         (["check", ""], "error[usage]: an empty path names no file or folder"),
+        (["prompt", ""], "error[usage]: ROOT is empty"),
+        (["serve", ""], "error[usage]: ROOT is empty"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(args, message) -> None:

@@ -218,7 +218,11 @@ class WorkspaceFiles:
 
     def refresh_soon(self, path: str, *, folder_changed: bool = False) -> None:
         """:meth:`refresh` in the background."""
-        task = asyncio.ensure_future(self.refresh(path, folder_changed=folder_changed))
+        self.spawn(self.refresh(path, folder_changed=folder_changed))
+
+    def spawn(self, work: Any) -> None:
+        """Run the coroutine ``work`` in the background, kept until it ends."""
+        task = asyncio.ensure_future(work)
         self._refreshing.add(task)
         task.add_done_callback(self._refreshing.discard)
 

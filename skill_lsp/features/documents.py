@@ -6,6 +6,7 @@ layer's diagnostics for the next loop turn, and (re)start the semantic layer's d
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -44,7 +45,7 @@ def register(server: Any) -> None:
         if snapshot is not None and snapshot.kind != DocumentKind.PYTHON:
             # A file saved for the first time may be one a SKILL.md links to.
             path = to_fs_path(params.text_document.uri)
-            _recheck_manifests(ls, [path] if path else [])
+            ls.files.spawn(_recheck_manifests(ls, [path] if path else []))
         if snapshot is None or snapshot.kind != DocumentKind.PYTHON:
             return
         # Other open skills may import the saved module: their answers may differ now.
@@ -61,15 +62,20 @@ def register(server: Any) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched_files(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
         _skills_changed(ls)
-        ls.semantic.clear_cache()
         paths = [path for change in params.changes if (path := to_fs_path(change.uri))]
+        # Open skills import modules and read pyproject.toml: only those changes can
+        # change what running them gives (a README saved must not rerun every skill).
+        code = [p for p in paths if p.endswith((".py", "pyproject.toml"))]
+        if code:
+            ls.semantic.clear_cache()
         for path in paths:
             await ls.files.refresh(path)
-        ls.semantic.reschedule_all()
-        _recheck_manifests(ls, paths)
+        if code:
+            ls.semantic.reschedule_all()
+        await _recheck_manifests(ls, paths)
 
 
-def _recheck_manifests(ls: Any, paths: list[str]) -> None:
+async def _recheck_manifests(ls: Any, paths: list[str]) -> None:
     """Files changed on disk: check every open SKILL.md again, and the saved SKILL.md of
     each skill folder the files are in (a file made in references/ or removed from it
     changes its findings: a broken link stayed reported beside a link that resolved)."""
@@ -81,7 +87,9 @@ def _recheck_manifests(ls: Any, paths: list[str]) -> None:
         if snapshot.kind == DocumentKind.SKILL_MD:
             snapshot._cache.pop("manifest", None)
             ls.diagnostics.changed(snapshot.uri)
-    manifests = {enclosing_skill_md(path) for path in paths if os.path.basename(path) != "SKILL.md"}
+    others = [path for path in paths if os.path.basename(path) != "SKILL.md"]
+    loop = asyncio.get_running_loop()  # a few stat calls per path: off the event loop
+    manifests = await loop.run_in_executor(None, lambda: {enclosing_skill_md(p) for p in others})
     for manifest in sorted(m for m in manifests if m is not None):
         if ls.files.in_roots(manifest):
             ls.files.refresh_soon(manifest, folder_changed=True)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
+from skillkit_core.manifest.parse import FieldSpan
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -24,20 +25,27 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
             file=folder.skill_md,
         )
         return
-    # The values as read, after any merge key (``<<``) merged its mappings in, as the
-    # reference validator's parser does (yaml-not-strict warns of the merge key itself).
-    merged = span.children.get("<<")
-    for key, item in value.items():
-        if isinstance(item, (dict, list)):
-            written = str(key)  # spans are by the key's text (an int key is read as one)
-            child = span.children.get(written) or (merged and merged.children.get(written))
-            where = child or merged or span
-            kind = "a list" if isinstance(item, list) else "a mapping"
+    for key, child in _entries(span):
+        if child.kind != "scalar":
+            kind = "a list" if child.kind == "list" else "a mapping"
             yield RULE.diagnostic(
                 f"metadata value '{key}' must be a string, not {kind}",
-                range=where.value_range,
+                range=child.value_range,
                 file=folder.skill_md,
             )
+
+
+def _entries(span: FieldSpan) -> Iterator[tuple[str, FieldSpan]]:
+    """The keys of ``metadata`` as written, with a merge key (``<<``) replaced by the keys
+    of the mapping it merges in that are not written beside it, as the reference
+    validator's parser merges them (yaml-not-strict warns of the merge key itself)."""
+    for key, child in span.children.items():
+        if key != "<<" or child.kind != "mapping":
+            yield key, child
+            continue
+        for merged, grandchild in child.children.items():
+            if merged not in span.children:
+                yield merged, grandchild
 
 
 RULE = Rule(

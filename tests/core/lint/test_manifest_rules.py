@@ -1107,3 +1107,21 @@ def test_a_date_or_number_that_does_not_exist_is_told_so(tmp_path: Path) -> None
         (True, False),
         (False, True),
     ]
+
+
+def test_metadata_keys_are_named_and_placed_as_written(tmp_path: Path) -> None:
+    # Named by the parsed key, `yes` was 'True' and `0x10` was '16', both placed on the
+    # `metadata:` line.
+    from skillkit_core.lint.check_folder import check_folder
+
+    extra = "metadata:\n  yes: [a]\n  0x10:\n    - b\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(extra=extra)})
+    found = [
+        (d.message, d.range.line)
+        for d in check_folder(root).diagnostics
+        if d.rule == "metadata-string-map"
+    ]
+    assert found == [
+        ("metadata value 'yes' must be a string, not a list", 4),
+        ("metadata value '0x10' must be a string, not a list", 6),
+    ]

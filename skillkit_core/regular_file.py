@@ -29,8 +29,11 @@ def read_regular_file(
     """Up to ``limit`` bytes of the regular file at ``path``; ``None`` when there is none
     there (no such file, or a folder, FIFO or device), or with ``own`` when another user
     owns it. Other errors are raised, with ``path`` as the error's ``filename``; without
-    ``follow``, a symbolic link at ``path`` raises ``ELOOP`` (its folders are followed)."""
+    ``follow``, a symbolic link at ``path`` raises ``ELOOP`` (``EMLINK`` on FreeBSD; its
+    folders are followed)."""
     flags = _OPEN_FLAGS if follow else _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0)
+    if not follow and not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):  # Windows
+        raise OSError(errno.ELOOP, "a symbolic link", path)
     try:
         fd = os.open(path, flags)
     except OSError as error:

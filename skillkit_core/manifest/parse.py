@@ -739,7 +739,7 @@ def _read_inside(file: str, folder: str) -> bytes | None:
     try:
         return read_regular_file(file, MAX_BYTES + 1, follow=False)
     except OSError as error:
-        if error.errno != errno.ELOOP or not os.path.islink(file):
+        if error.errno not in (errno.ELOOP, errno.EMLINK) or not os.path.islink(file):
             raise
     real, real_folder = os.path.realpath(file), os.path.realpath(folder)
     if os.path.commonpath([real, real_folder]) != real_folder:

@@ -405,37 +405,28 @@ def copy_content(definition: Definition, folder: str, into: Path) -> list[str]:
 
 
 def _material(base: Path) -> Iterator[tuple[str, Path]]:
-    """(name inside ``base``, path) of each file :func:`copy_content` ships from ``base``;
-    a link to a folder the walk is already in (a link back to a parent) is not walked."""
-    real_base = Path(os.path.realpath(base))
-    pending: list[tuple[Path, str, frozenset[Path]]] = [(base, "", frozenset({real_base}))]
-    while pending:
-        folder, prefix, walked = pending.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError as error:
-            raise BuildError(f"cannot read {folder}: {error.strerror or error}") from None
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name == "__pycache__":
-                continue
-            path, name = Path(entry.path), prefix + entry.name
-            real = Path(os.path.realpath(path))
-            if real != real_base and not real.is_relative_to(real_base):
-                raise BuildError(f"{path} links outside {base}; copy the file in instead")
-            if real.is_dir():
-                if real not in walked:
-                    pending.append((path, name + "/", walked | {real}))
-            elif real.is_file():
-                yield name, path
-            else:
-                raise BuildError(f"{path} {_not_a_file(path, real)}; a built skill ships files")
+    """(name inside ``base``, path) of each file :func:`copy_content` ships from ``base``,
+    listed as ``skillkit check`` lists a skill folder (:func:`list_folder`: links to
+    folders inside followed, junk folders skipped, bounded); hidden names are left out,
+    and anything the listing could not take is a build error naming it."""
+    from skillkit_core.manifest.listing import MAX_FILES, list_folder
 
-
-def _not_a_file(path: Path, real: Path) -> str:
-    if not real.exists():
-        return "is a symbolic link that leads nowhere (dangling, or in a loop)"
-    kind = "a FIFO" if stat.S_ISFIFO(real.stat().st_mode) else "a device or socket"
-    return f"is {kind}, not a regular file"
+    listing = list_folder(str(base))
+    real_base = os.path.realpath(base)
+    for relative, real in sorted(listing.links.items()):
+        if any(part.startswith(".") for part in relative.split("/")):
+            continue
+        if os.path.commonpath([real, real_base]) != real_base:
+            raise BuildError(f"{base / relative} links outside {base}; copy the file in instead")
+        if not os.path.lexists(real):
+            raise BuildError(f"{base / relative} is a symbolic link that leads nowhere")
+    for relative, why in sorted(listing.unreadable.items()):
+        raise BuildError(f"{base / relative} cannot be shipped: {why}")
+    if not listing.complete:
+        raise BuildError(f"{base} holds more than {MAX_FILES} files; a skill ships fewer")
+    for file in listing.files:
+        if not any(part.startswith(".") for part in file.relative.split("/")):
+            yield file.relative, Path(file.path)
 
 
 PREVIOUS = "previous"

@@ -413,15 +413,20 @@ def _shift_item(
     where = shift_range(item.range, start, end, new_text)
     if where is None:
         return None
-    fix = item.fix
-    if fix is not None:
-        edits = []
-        for edit in fix.edits:
-            moved = edit.range if edit.file else shift_range(edit.range, start, end, new_text)
-            if moved is None:
-                fix = None
-                break
-            edits.append(edit._replace(range=moved))
-        else:
-            fix = fix._replace(edits=tuple(edits))
-    return item._replace(range=where, fix=fix)
+    fix = _shift_fix(item.fix, start, end, new_text) if item.fix is not None else None
+    # A suggestion the edit touched is dropped: its edits would be offered for the new
+    # text (the quick fix's text tag is the new one) in the old text's places.
+    moved = [_shift_fix(s, start, end, new_text) for s in item.suggestions]
+    suggestions = tuple(s for s in moved if s is not None)
+    return item._replace(range=where, fix=fix, suggestions=suggestions)
+
+
+def _shift_fix(fix: Any, start: tuple[int, int], end: tuple[int, int], new_text: str) -> Any:
+    """``fix`` with its edits of this file moved past one edit; None when it touched one."""
+    edits = []
+    for edit in fix.edits:
+        moved = edit.range if edit.file else shift_range(edit.range, start, end, new_text)
+        if moved is None:
+            return None
+        edits.append(edit._replace(range=moved))
+    return fix._replace(edits=tuple(edits))

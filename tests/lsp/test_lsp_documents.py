@@ -150,3 +150,23 @@ def test_shift_range_agrees_with_the_text(
         starts.append(starts[-1] + len(line) + 1)
     got = new_text[starts[moved.line] + moved.column : starts[moved.end_line] + moved.end_column]
     assert got == text[c:d]
+
+
+def test_a_carried_finding_moves_its_suggestions_or_drops_those_an_edit_touched() -> None:
+    # Suggestions stayed in the old text's places while the quick fix's text tag said
+    # they were the new text's.
+    from skill_lsp.index import _shift_item
+    from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
+
+    def fix(line: int) -> Fix:
+        return Fix("f", (TextEdit(SourceRange(line, 0, line, 3), "new"),))
+
+    finding = LintDiagnostic(
+        "r", "warning", "m", range=SourceRange(5, 0, 5, 3), suggestions=(fix(5), fix(2))
+    )
+    moved = _shift_item(finding, (0, 0), (0, 0), "a line\n")  # one line typed above
+    assert moved is not None
+    assert [s.edits[0].range.line for s in moved.suggestions] == [6, 3]
+    touched = _shift_item(finding, (2, 1), (2, 2), "x")  # an edit inside the second
+    assert touched is not None
+    assert [s.edits[0].range.line for s in touched.suggestions] == [5]

@@ -44,6 +44,17 @@ _PARENT_CHECK = 1.0
 # ---------------------------------------------------------------- finding descendants
 
 
+def how_it_ended(code: int | None) -> str:
+    """``exit status N`` or ``killed by signal NAME`` for a process's return code: a
+    negative one (``Popen``, ``waitpid``) or one past 128 (a keeper passing its child's
+    death on, as a shell does) is a signal."""
+    number = -code if code is not None and code < 0 else (code - 128 if code and code > 128 else 0)
+    if number:
+        with contextlib.suppress(ValueError):
+            return f"killed by signal {signal.Signals(number).name}"
+    return f"exit status {code}"
+
+
 def _proc_children_map() -> dict[int, list[int]] | None:
     """Parent pid → child pids of every live process, from ``/proc`` (None without it)."""
     try:

@@ -609,7 +609,9 @@ class LoadWorker:
             )
         else:
             last = _last_line(dump)
-            message = f"the module ended the checking process ({_ending(code)})" + (
+            from skillkit_core.process_tree import how_it_ended
+
+            message = f"the module ended the checking process ({how_it_ended(code)})" + (
                 f": {last}" if last else ""
             )
         where = None
@@ -628,19 +630,6 @@ class LoadWorker:
         except (OSError, ValueError):
             return ""
         return data.decode("utf-8", "replace").strip()
-
-
-def _ending(code: int | None) -> str:
-    """How a process ended, by its return code: ``exit status 3``, ``killed by signal
-    SIGKILL``."""
-    if code is not None and code < 0:
-        import signal
-
-        try:
-            return f"killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
 
 
 def _kill_tree(process: Any) -> None:

@@ -216,20 +216,13 @@ def _output_of(
         return CommandOutput(str(content["text"]), int(answer["exit_code"]))
     if answer is None or "Timeout (" in dump:
         raise _timed_out(command, entry, limit, dump)
+    from skillkit_core.process_tree import how_it_ended
+
     raise SkillkitError(
         f"skillkit {command} ended without a result: the skill's code ended its process "
-        f"({_how(status)})",
+        f"({how_it_ended(status)})",
         code=command,
     )
-
-
-def _how(status: int) -> str:
-    if status > 128:
-        import signal
-
-        with contextlib.suppress(ValueError):
-            return f"killed by signal {signal.Signals(status - 128).name}"
-    return f"exit status {status}"
 
 
 def _timed_out(

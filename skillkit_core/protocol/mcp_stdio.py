@@ -279,10 +279,13 @@ class InternalErrors:
         except Exception as error:
             import sys
 
+            from skillkit_core.safe_text import escape_controls
+
             kind = type(error).__name__
             method = getattr(ctx, "method", "?")
+            said = escape_controls(f"{method}: {kind}: {error}", line_breaks=True)
             with contextlib.suppress(OSError, ValueError):
-                print(f"skillkit: error[internal]: {method}: {kind}: {error}", file=sys.stderr)
+                print(f"skillkit: error[internal]: {said}", file=sys.stderr)
             raise MCPError(
                 code=types.INTERNAL_ERROR,
                 message=f"Internal error: {method} failed ({kind}); the server's log says more",

@@ -40,9 +40,13 @@ def read_skill_file(
         if real.is_dir():
             return _listing(real, root, path, skill)
         if not real.exists():
-            if os.path.islink(os.path.join(root, path)) or os.path.islink(real):
+            link = _dangling_link_on(root, path)
+            if link is not None or os.path.islink(real):
+                where = f"'{path}'"
+                if link not in (None, path):
+                    where = f"'{link}', on the way to '{path}',"
                 raise SkillFileError(
-                    f"'{path}' in skill '{skill}' is a symlink that leads nowhere (dangling, "
+                    f"{where} in skill '{skill}' is a symlink that leads nowhere (dangling, "
                     "or in a loop)"
                 )
             raise SkillFileError(f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}")
@@ -66,6 +70,18 @@ def read_skill_file(
     if text is not None:
         return SkillFile(skill, path, mime or "text/plain", len(data), text=text)
     return SkillFile(skill, path, mime or "application/octet-stream", len(data), data=data)
+
+
+def _dangling_link_on(root: Path, path: str) -> str | None:
+    """The first part of ``path`` (itself or a folder on the way) that is a symbolic
+    link leading nowhere."""
+    parts = [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+    for end in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:end])
+        candidate = os.path.join(root, prefix)
+        if os.path.islink(candidate) and not os.path.exists(candidate):
+            return prefix
+    return None
 
 
 def _as_text(data: bytes) -> str | None:

@@ -331,7 +331,7 @@ def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_not_code_0(
         method = "resources/directory/read"
 
     async def failing(ctx: object) -> None:
-        raise OSError(36, "File name too long", "/srv/private/skill/aaaa")
+        raise OSError(36, "File name too long", "/srv/private/skill/\x1b]0;x\x07")
 
     async def deliberate(ctx: object) -> None:
         raise MCPError(code=-32602, message="no such skill")
@@ -342,7 +342,8 @@ def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_not_code_0(
     assert caught.value.error.message == (
         "Internal error: resources/directory/read failed (OSError); the server's log says more"
     )
-    assert "/srv/private" in capsys.readouterr().err
+    logged = capsys.readouterr().err
+    assert "/srv/private" in logged and "\x1b" not in logged  # escaped, as every face does
     with pytest.raises(MCPError) as passed:
         anyio.run(InternalErrors(), Context(), deliberate)
     assert passed.value.error.code == -32602

@@ -61,3 +61,6 @@ def test_a_link_that_leads_nowhere_is_named_so(own_tree: SkillTree) -> None:
     for name in ("loop-a", "dangling"):
         with pytest.raises(SkillFileError, match="is a symlink that leads nowhere"):
             read_skill_file(own_tree.toolbox, f"references/{name}", skill="toolbox")
+    (references / "gone").symlink_to("no-such-folder")
+    with pytest.raises(SkillFileError, match="'references/gone', on the way to 'references/"):
+        read_skill_file(own_tree.toolbox, "references/gone/guide.md", skill="toolbox")

@@ -22,6 +22,7 @@ from pygls.uris import from_fs_path
 from skill_lsp.index import Snapshot
 from skill_lsp.rpc import RequestFailed
 from skill_lsp.skill_index import IndexedFile, IndexView, current_view
+from skill_lsp.workspace import inside_roots
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
 from skillkit_core.manifest.skill_names import SLASH, find_misspelt_invocations, find_skill_names
 
@@ -187,7 +188,7 @@ async def rename(
     roots = [os.path.realpath(root) for root in ls.roots]
     for skill in view.named(name):
         moved = os.path.basename(skill.folder) != new_name
-        if roots and moved and not _inside_roots(skill.folder, roots):
+        if roots and moved and not inside_roots(skill.folder, roots):
             raise RequestFailed(
                 f"the folder of skill '{name}' ({skill.folder}) is a workspace folder or lies "
                 "outside the workspace; rename it by hand"
@@ -196,7 +197,7 @@ async def rename(
     codec = ls.documents.codec
     for found in occurrences(view, name):
         item = found.file
-        if roots and not _inside_roots(item.path, roots):
+        if roots and not inside_roots(item.path, roots):
             continue  # a document open from outside the workspace is not the workspace's
         entry = by_file.setdefault(item.path, (item, []))
         entry[1].append(
@@ -223,12 +224,6 @@ async def rename(
             )
         )
     return types.WorkspaceEdit(document_changes=changes)
-
-
-def _inside_roots(path: str, roots: list[str]) -> bool:
-    """Whether ``path`` (symlinks followed) lies strictly inside one of ``roots``."""
-    real = os.path.realpath(path)
-    return any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 def slash_typed(snapshot: Snapshot, line: int, column: int) -> SourceRange | None:

@@ -44,6 +44,13 @@ MAX_BYTES = 1024 * 1024
 _MARKERS = ("skillkit_core",)
 
 
+def inside_roots(path: str, roots: list[str]) -> bool:
+    """Whether ``path`` (symlinks followed) lies strictly inside one of ``roots`` (real
+    paths)."""
+    real = os.path.realpath(path)
+    return any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
 def enclosing_skill_md(path: str, levels: int = 6) -> str | None:
     """The SKILL.md of the nearest folder above ``path`` (up to ``levels``) holding one."""
     folder = os.path.dirname(path)
@@ -208,13 +215,8 @@ class WorkspaceFiles:
                 log_message(self.server, f"linting {snapshot.path} failed: {error!r}")
 
     def in_roots(self, path: str) -> bool:
-        """Whether ``path`` lies in one of the workspace folders."""
-        real = os.path.realpath(path)
-        for root in self.server.roots:
-            folder = os.path.realpath(root)
-            if real == folder or real.startswith(folder.rstrip(os.sep) + os.sep):
-                return True
-        return False
+        """Whether the file ``path`` lies in one of the workspace folders."""
+        return inside_roots(path, [os.path.realpath(root) for root in self.server.roots])
 
     def refresh_soon(self, path: str, *, folder_changed: bool = False) -> None:
         """:meth:`refresh` in the background."""

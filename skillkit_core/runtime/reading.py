@@ -41,10 +41,8 @@ def read_skill_file(
             return _listing(real, root, path, skill)
         if not real.exists():
             link = _dangling_link_on(root, path)
-            if link is not None or os.path.islink(real):
-                where = f"'{path}'"
-                if link not in (None, path):
-                    where = f"'{link}', on the way to '{path}',"
+            if link is not None:
+                where = f"'{path}'" if link == path else f"'{link}', on the way to '{path}',"
                 raise SkillFileError(
                     f"{where} in skill '{skill}' is a symlink that leads nowhere (dangling, "
                     "or in a loop)"

@@ -151,9 +151,11 @@ class SteadyRpc:
             return super().structure_message(data)  # type: ignore[misc]
         method = data["method"]
         if "id" in data and (not isinstance(method, str) or request_id(data["id"]) is None):
-            why = "its method is no string" if not isinstance(method, str) else "its id is no"
-            if isinstance(method, str):
-                why += " string or integer"
+            why = (
+                "its id is no string or integer"
+                if isinstance(method, str)
+                else "its method is no string"
+            )
             return _refused(data["id"], INVALID_REQUEST, f"Invalid request: {why}")
         if not isinstance(method, str):
             return RefusedMessage(repr(method), "a notification whose method is no string")

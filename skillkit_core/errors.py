@@ -59,6 +59,14 @@ class UsageError(SkillkitError):
     code = "usage"
 
 
+class UnknownToolError(UsageError):
+    """A tool call names a tool the server does not have: the MCP specification lists it
+    among protocol errors (``-32602``), not tool execution errors (tools, Error Handling),
+    so the MCP faces answer it as one."""
+
+    code = "unknown_tool"
+
+
 class SessionError(SkillkitError):
     """A session id or session file is unknown, malformed or unsafe."""
 

@@ -414,7 +414,7 @@ def _material(base: Path) -> Iterator[tuple[str, Path]]:
     listing = list_folder(str(base))
     real_base = os.path.realpath(base)
     for relative, real in sorted(listing.links.items()):
-        if any(part.startswith(".") for part in relative.split("/")):
+        if _hidden(relative):
             continue
         if os.path.commonpath([real, real_base]) != real_base:
             raise BuildError(f"{base / relative} links outside {base}; copy the file in instead")
@@ -425,8 +425,12 @@ def _material(base: Path) -> Iterator[tuple[str, Path]]:
     if not listing.complete:
         raise BuildError(f"{base} holds more than {MAX_FILES} files; a skill ships fewer")
     for file in listing.files:
-        if not any(part.startswith(".") for part in file.relative.split("/")):
+        if not _hidden(file.relative):
             yield file.relative, Path(file.path)
+
+
+def _hidden(relative: str) -> bool:
+    return any(part.startswith(".") for part in relative.split("/"))
 
 
 PREVIOUS = "previous"

@@ -12,6 +12,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
+from skillkit_core.errors import UnknownToolError
 from skillkit_core.hosts import Handshake
 from skillkit_core.protocol.mcp_tools import SkillTools
 
@@ -38,10 +39,10 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        from skillkit_core.protocol.mcp_stdio import refuse_unknown_tool
+        from skillkit_core.protocol.mcp_stdio import protocol_error
 
-        refuse_unknown_tool(params.name, [s.name for s in tools.specs()])
-        answer = await tools.call(params.name, params.arguments)
+        with protocol_error(UnknownToolError):
+            answer = await tools.call(params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(text=answer.text)], is_error=answer.is_error
         )

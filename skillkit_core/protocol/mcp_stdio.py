@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from skillkit_core.errors import SkillkitError
 from skillkit_core.protocol.jsontext import (
     request_id,
     request_id_in_text,
@@ -248,17 +249,17 @@ def error_for(problem: Exception) -> types.JSONRPCError | None:
     return _error(types.PARSE_ERROR, f"Parse error: {type(problem).__name__}: {problem}", None)
 
 
-def refuse_unknown_tool(name: str, known: list[str]) -> None:
-    """Raise the protocol error for a tool the server does not have: the MCP specification
-    lists unknown tools among protocol errors (``-32602``, "Unknown tool: NAME"), not among
-    tool execution errors, which are for a model to correct (tools.mdx, Error Handling)."""
-    if name not in known:
-        from mcp.shared.exceptions import MCPError
+@contextlib.contextmanager
+def protocol_error(kind: type[SkillkitError]) -> Iterator[None]:
+    """Answer a ``kind`` error the core raises as JSON-RPC's invalid params, not as the
+    tool result every other refusal is (an unknown tool: the MCP specification lists it
+    among protocol errors)."""
+    from mcp.shared.exceptions import MCPError
 
-        raise MCPError(
-            code=types.INVALID_PARAMS,
-            message=f"Unknown tool: {name} (this server has {', '.join(known)})",
-        )
+    try:
+        yield
+    except kind as error:
+        raise MCPError(code=types.INVALID_PARAMS, message=error.message) from None
 
 
 class InternalErrors:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillkit_core.definitions import ReferenceDefinition, SkillDefinition
-from skillkit_core.errors import SessionError, SkillkitError, UsageError
+from skillkit_core.errors import SessionError, SkillkitError, UnknownToolError, UsageError
 from skillkit_core.hosts import Handshake
 from skillkit_core.protocol.output import json_line
 
@@ -120,10 +120,10 @@ class SkillTools:
             plain_action_runner.reset(token)
 
     async def _call(self, name: str, args: dict[str, Any]) -> ToolAnswer:
-        known = {spec.name for spec in self.specs()}
+        known = [spec.name for spec in self.specs()]
+        if name not in known:
+            raise UnknownToolError(f"Unknown tool: {name} (this server has {', '.join(known)})")
         try:
-            if name not in known:
-                raise UsageError(f"unknown tool '{name}' (tools: {', '.join(sorted(known))})")
             if name == "start":
                 return await self._start(args)
             if name == "advance":

@@ -37,8 +37,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from skillkit_core.errors import SkillkitError
-from skillkit_core.protocol.mcp_stdio import refuse_unknown_tool
+from skillkit_core.errors import SkillkitError, UnknownToolError
+from skillkit_core.protocol.mcp_stdio import protocol_error
 from skillkit_core.runtime.config import RuntimeConfig
 from skillkit_core.runtime.prompt import (
     render_active_skills,
@@ -100,9 +100,11 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         ctx: Context, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = ctx.lifespan_context
-        refuse_unknown_tool(params.name, [spec.name for spec in specs])
         try:
-            outcome = await _to_the_end(call_tool(session, config, params.name, params.arguments))
+            with protocol_error(UnknownToolError):
+                outcome = await _to_the_end(
+                    call_tool(session, config, params.name, params.arguments)
+                )
         except SkillkitError as error:
             return _error_result(error)
         if outcome.changed_active:

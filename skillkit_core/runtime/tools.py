@@ -217,8 +217,9 @@ async def call_tool(
         return _read(session, config, args)
     if name == RUN_SCRIPT:
         return await _run(session, config, args)
-    known = ", ".join(SEED_NAMES)
-    raise ToolArgumentsError(f"unknown tool '{name}' (this server has {known})")
+    from skillkit_core.errors import UnknownToolError
+
+    raise UnknownToolError(f"Unknown tool: {name} (this server has {', '.join(SEED_NAMES)})")
 
 
 def _load(session: RuntimeSession, args: dict[str, Any]) -> ToolOutcome:

@@ -468,7 +468,7 @@ class Simulator:
         self.recorder.take()
         result = await engine.start()
         events = self.recorder.take()
-        unknown_actions = _schema_less_actions(events)
+        stand_ins = _schema_less_actions(events)
         opening, opening_actions = records(events, result, self.steps)
         if self.guide.path and self.guide.consumed(engine.path) is None:
             # The steps before the first prompt are the params' and the definition's.
@@ -495,7 +495,7 @@ class Simulator:
             self.given.setdefault(result.step, []).append(decision)
             result = await engine.advance(result.step, decision.data)
             events = self.recorder.take()
-            unknown_actions += _schema_less_actions(events)
+            stand_ins += _schema_less_actions(events)
             turn.transitions, turn.actions = records(events, result, self.steps)
             turns.append(turn)
             if decision.source == "fixture" and not self.guide.allows(engine.path, False):
@@ -504,7 +504,7 @@ class Simulator:
             raise SimulationError(
                 f"the run ended ({' → '.join(engine.path)}) before following the whole path"
             )
-        if status == "error" and unknown_actions and _reads_none(result):
+        if status == "error" and stand_ins and _reads_none(result):
             # The stand-in's doing (code reading its None), not the skill's.
             status = "unsimulated"
         redirected = getattr(engine, "redirected_to", None)
@@ -517,7 +517,7 @@ class Simulator:
             path=list(engine.path),
             final_output=result.final_output if isinstance(result, DoneResult) else None,
             redirected_to=dict(redirected) if redirected else None,
-            stand_ins=tuple(dict.fromkeys(unknown_actions)),
+            stand_ins=tuple(dict.fromkeys(stand_ins)),
         )
         return run, branches
 

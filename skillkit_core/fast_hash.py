@@ -1,8 +1,8 @@
-"""BLAKE2b from CPython's own C module, for digests that only skillkit reads back.
+"""BLAKE2b from CPython's own C module, for digests and tags that only skillkit reads back.
 
 ``hashlib``'s import loads OpenSSL, which costs a short command more (about 3 ms here)
-than all the hashing it does. (The built skill's ``_skillkit_warm`` does the same on its
-own: it imports nothing of skillkit.)
+than all the hashing it does; ``hmac`` imports ``hashlib``. (The built skill's
+``_skillkit_warm`` does the same on its own: it imports nothing of skillkit.)
 """
 
 try:
@@ -10,4 +10,9 @@ try:
 except ImportError:  # pragma: no cover - a CPython built without its own hashes
     from hashlib import blake2b
 
-__all__ = ["blake2b"]
+try:
+    from _operator import _compare_digest as compare_digest  # what hmac.compare_digest is
+except ImportError:  # pragma: no cover - another Python implementation
+    from hmac import compare_digest
+
+__all__ = ["blake2b", "compare_digest"]

@@ -133,16 +133,14 @@ def _start_session(
 
 def _write_sidecar(data: dict[str, Any], path: Any, session_id: str, body: bytes) -> str | None:
     """``session._write_cache`` for the precomputed run state."""
-    import hashlib
-
-    from skillkit_core.protocol.session_store import write_signed_sidecar
+    from skillkit_core.protocol.session_store import content_digest, write_signed_sidecar
 
     cache = {
         "v": data["sidecarVersion"],
         "sessionId": session_id,
         "bytes": len(body),
         "lines": 2,
-        "sha256": hashlib.sha256(body).hexdigest(),
+        "blake2b": content_digest(body).hexdigest(),
         "engine": data["snapshot"],
     }
     return write_signed_sidecar(path, _json_line(cache).encode("utf-8"))

@@ -139,12 +139,12 @@ def _topics(definition: Definition, inv: Invocation) -> Reply:
 def preload(definition: Definition) -> None:
     """Load now what calls of ``definition`` would each load on first use: the modules
     :func:`dispatch` imports for every command but ``mcp`` (and those they import on
-    first use: prompt assembly, the preamble, references, session snapshots), and each
-    schema's validator and JSON Schema. For a process that serves many calls from one
-    load (a built skill's warm process, ``skillkit_core.build.warm``); a call behaves the
-    same either way. A schema pydantic refuses is left alone: the call that needs it
-    reports the error."""
-    from skillkit_core import preamble, refs, safe_text  # noqa: F401
+    first use: prompt assembly, the preamble, references, session snapshots and their
+    tags), and each schema's validator and JSON Schema. For a process that serves many
+    calls from one load (a built skill's warm process, ``skillkit_core.build.warm``); a
+    call behaves the same either way. A schema pydantic refuses is left alone: the call
+    that needs it reports the error."""
+    from skillkit_core import fast_hash, preamble, refs, safe_text  # noqa: F401
     from skillkit_core.engine import snapshot  # noqa: F401
     from skillkit_core.primitives import registry  # noqa: F401
     from skillkit_core.prompts import assemble  # noqa: F401

@@ -4,7 +4,7 @@ Line 1 is the header (params, host, tools, output mode, and for a direct sub-ski
 the sub-skill's name); then one line per result (``{"type": kind, …result}``) and one per
 agent output (``{"type":"output","step":…,"output":…}``). The file is the full,
 replayable record. Beside it, a snapshot sidecar caches the engine state after the last
-line skillkit wrote, with the size and SHA-256 of the file at that point: an advance
+line skillkit wrote, with the size and digest of the file at that point: an advance
 restores the snapshot instead of replaying everything (flat cost), and a file that no
 longer matches what skillkit wrote is reported as tampered or truncated, never fixed.
 Without a usable sidecar (missing, unreadable, stale after a crash) the run is rebuilt
@@ -21,7 +21,6 @@ and the next valid output line continues the run.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -49,8 +48,10 @@ from skillkit_core.protocol.engines import (
 )
 from skillkit_core.protocol.output import Reply, error_wire, json_line, result_reply
 from skillkit_core.protocol.session_store import (
+    EARLIER_SIDECAR_TAG,
     LockedFile,
     checked_session_id,
+    content_digest,
     create_file,
     new_session_id,
     read_sidecar,
@@ -60,13 +61,14 @@ from skillkit_core.protocol.session_store import (
     session_ids,
     session_path,
     sidecar_path,
+    sidecar_tag,
     snapshot_key,
     write_signed_sidecar,
 )
 from skillkit_core.protocol.stateless import submitted_step
 
 RESULT_TYPES = frozenset({"prompt", "done", "error"})
-SIDECAR_VERSION = 2
+SIDECAR_VERSION = 3
 HEADER_ONLY_FLAGS = ("params", "host", "tools", "subagent")
 _SUPERSEDED_SHOWN = 5
 """Line numbers a note about superseded lines lists before it says how many more."""
@@ -230,7 +232,7 @@ class _Loaded:
     tail: list[_Line]
     """Lines after the last one skillkit wrote: the agent's pending output."""
     digest: Any
-    """SHA-256 of the whole file as read (extended with what this call appends)."""
+    """``content_digest`` of the whole file as read (extended with what this call appends)."""
 
 
 def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Path) -> _Loaded:
@@ -238,16 +240,16 @@ def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Pa
     first = _split(data[: end if end >= 0 else len(data)], 1, 0)
     header = _parse_header(first[0] if first else None, session_id, definition)
     cached = _read_cache(sidecar, session_id)
-    digest = hashlib.sha256()
+    digest = content_digest()
     if cached is not None:
-        size, lines, sha = cached["bytes"], cached["lines"], cached["sha256"]
+        size, lines, recorded = cached["bytes"], cached["lines"], cached["blake2b"]
         if size > len(data):
             raise SessionError(
                 f"session '{session_id}' is truncated: skillkit left it at {size} bytes "
                 f"({lines} lines), it now has {len(data)}; the file must only be appended to"
             )
         digest.update(data[:size])
-        if digest.hexdigest() != sha:
+        if digest.hexdigest() != recorded:
             raise SessionError(
                 f"session '{session_id}' was modified: its first {lines} lines no longer match "
                 "what skillkit wrote; the file must only be appended to (start a new session)"
@@ -266,7 +268,7 @@ def _load(definition: SkillDefinition, session_id: str, data: bytes, sidecar: Pa
                     return rebuilt
                 tail = [_not_skillkits(line) for line in tail]
             return _Loaded(header, engine, tail, digest)
-    digest = hashlib.sha256(data)
+    digest = content_digest(data)
     engine, tail = _rebuild(definition, header, _split(data, 1, 0))
     return _Loaded(header, engine, tail, digest)
 
@@ -459,19 +461,21 @@ def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:
     """The sidecar's content when it is ours and authentic, ``None`` when there is none
     to use (the run is then rebuilt from the file, which is verified on the way).
 
-    The first line of a sidecar is an HMAC-SHA256 tag of the rest under the folder's
-    snapshot key. A tag that does not match (the engine state edited, to skip a step) is a
-    ``SessionError``; the session file is left as it is.
+    The first line of a sidecar is a tag of the rest under the folder's snapshot key
+    (``sidecar_tag``). A tag that does not match (the engine state edited, to skip a step)
+    is a ``SessionError``; the session file is left as it is. A tag of an earlier build's
+    format is not checked: the run is rebuilt from the file, as without a sidecar.
     """
-    import hmac
+    from skillkit_core.fast_hash import compare_digest
 
     raw = read_sidecar(path)
     if raw is None:
         return None
-    key, created = snapshot_key(path.parent)
     tag, _, payload = raw.partition(b"\n")
-    expected = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
-    if not hmac.compare_digest(tag, expected):
+    if EARLIER_SIDECAR_TAG.fullmatch(tag):
+        return None
+    key, created = snapshot_key(path.parent)
+    if not compare_digest(tag, sidecar_tag(key, payload)):
         if created:
             return None  # the key is new: nothing could have been signed with it
         raise SessionError(
@@ -488,14 +492,14 @@ def _read_cache(path: Path, session_id: str) -> dict[str, Any] | None:
         and cached.get("sessionId") == session_id
         and isinstance(cached.get("bytes"), int)
         and isinstance(cached.get("lines"), int)
-        and isinstance(cached.get("sha256"), str)
+        and isinstance(cached.get("blake2b"), str)
         and "engine" in cached
     )
     return cached if ok else None
 
 
 def _write_cache(
-    path: Path, session_id: str, engine: Engine, size: int, lines: int, sha: str
+    path: Path, session_id: str, engine: Engine, size: int, lines: int, digest: str
 ) -> str | None:
     """Write the sidecar, tagged; a failure only costs speed later, so it becomes a note."""
     cache = {
@@ -503,7 +507,7 @@ def _write_cache(
         "sessionId": session_id,
         "bytes": size,
         "lines": lines,
-        "sha256": sha,
+        "blake2b": digest,
         "engine": engine.snapshot(),
     }
     return write_signed_sidecar(path, json_line(cache).encode("utf-8"))
@@ -541,7 +545,7 @@ def start(
     ).encode("utf-8")
     path, sidecar = session_path(folder, session_id), sidecar_path(folder, session_id)
     create_file(path, body)
-    note = _write_cache(sidecar, session_id, engine, len(body), 2, hashlib.sha256(body).hexdigest())
+    note = _write_cache(sidecar, session_id, engine, len(body), 2, content_digest(body).hexdigest())
     pointer = {"sessionId": session_id, "file": str(path), "line": 2}
     # A pointer that cannot be printed leaves a session nobody knows of: it goes too.
     return Reply(

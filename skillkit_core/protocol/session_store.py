@@ -337,15 +337,35 @@ def read_sidecar(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def write_signed_sidecar(path: Path, payload: bytes) -> str | None:
-    """Write the sidecar: an HMAC tag line under the folder's snapshot key, then
-    ``payload``. A failure only costs speed later, so it is returned as a note."""
-    import hmac
+SIDECAR_TAG: Final = b"blake2b:"
+"""How a sidecar's tag line starts."""
+EARLIER_SIDECAR_TAG: Final = re.compile(rb"[0-9a-f]{64}")
+"""The tag line of earlier builds (HMAC-SHA256 in hex): a session such a build left is
+rebuilt from its file once, not refused."""
 
+
+def sidecar_tag(key: bytes, payload: bytes) -> bytes:
+    """The tag line of a sidecar holding ``payload``: BLAKE2b in its keyed mode, a MAC
+    made for this, which (unlike HMAC through ``hmac``) loads no OpenSSL."""
+    from skillkit_core.fast_hash import blake2b
+
+    return SIDECAR_TAG + blake2b(payload, key=key, digest_size=32).hexdigest().encode("ascii")
+
+
+def content_digest(data: bytes = b""):  # the C type has no public name to annotate
+    """The digest of a session file's bytes that its sidecar records (``update`` extends
+    it, ``hexdigest`` reads it)."""
+    from skillkit_core.fast_hash import blake2b
+
+    return blake2b(data, digest_size=32)
+
+
+def write_signed_sidecar(path: Path, payload: bytes) -> str | None:
+    """Write the sidecar: a tag line under the folder's snapshot key, then ``payload``.
+    A failure only costs speed later, so it is returned as a note."""
     try:
         key, _ = snapshot_key(path.parent)
-        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
-        write_sidecar(path, tag + b"\n" + payload)
+        write_sidecar(path, sidecar_tag(key, payload) + b"\n" + payload)
     except (SessionError, OSError) as error:
         return f"warning: could not write the session snapshot ({error}); later calls replay"
     return None

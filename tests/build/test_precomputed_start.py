@@ -123,7 +123,7 @@ def test_a_session_start_writes_the_file_and_sidecar_the_full_path_writes(
             "header keys": list(header),
             "header": {k: v for k, v in header.items() if k not in ("sessionId", "createdAt")},
             "result": lines[1:],
-            "sidecar": {k: v for k, v in cached.items() if k not in ("sessionId", "sha256")},
+            "sidecar": {k: v for k, v in cached.items() if k not in ("sessionId", "blake2b")},
         }
         answer = ["--step", "choose", "--output", '{"target": "production"}']
         advanced = _full(deploy_check, ["advance", "--session", sid, *argv[3:5], *answer], capfd)

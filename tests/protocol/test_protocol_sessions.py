@@ -17,6 +17,7 @@ import pytest
 from skillkit_core.cache_folder import temp_cache_root
 from skillkit_core.errors import SessionError
 from skillkit_core.protocol import session_store
+from skillkit_core.protocol.session_store import sidecar_tag
 from tests.process_support import in_a_deleted_folder
 from tests.protocol.support import (
     AUTOPILOT,
@@ -315,7 +316,7 @@ def _write_cache(session: Session, cache: dict, *, sign: bool) -> None:
     payload = json.dumps(cache).encode("utf-8")
     if sign:
         key = (session.folder / "skill-kit-snapshot.key").read_bytes()
-        tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+        tag = sidecar_tag(key, payload)
     else:
         tag = _sidecar(session).read_bytes().partition(b"\n")[0]
     _sidecar(session).write_bytes(tag + b"\n" + payload)
@@ -363,6 +364,22 @@ def test_an_edited_snapshot_is_a_session_error_and_changes_nothing(
     assert refused.code == 1 and refused.json["error"] == "session", refused.describe()
     assert "its snapshot" in refused.json["message"] and "was modified" in refused.json["message"]
     assert session.file.read_bytes() == before
+
+
+def test_an_earlier_builds_snapshot_costs_a_rebuild_not_the_session(tmp_path: Path) -> None:
+    """A sidecar tagged as earlier builds did (HMAC-SHA256, no prefix) is not checked
+    against this build's tag: the run is rebuilt from the file, which is verified."""
+    session = _at_verify(tmp_path)
+    cache = _cache(session)
+    cache["engine"]["current"] = "deploy"  # were it used, the answer below would be refused
+    payload = json.dumps(cache).encode("utf-8")
+    key = (session.folder / "skill-kit-snapshot.key").read_bytes()
+    old_tag = hmac.new(key, payload, "sha256").hexdigest().encode("ascii")
+    _sidecar(session).write_bytes(old_tag + b"\n" + payload)
+    call = session.advance("--step", "verify", "--output", json.dumps(VERIFY))
+    assert call.code == 0, call.describe()
+    assert result_of(session.line(int(call.stdout)))["step"] == "deploy"
+    assert _sidecar(session).read_bytes().startswith(b"blake2b:")
 
 
 def test_a_lost_key_costs_a_rebuild_not_the_session(tmp_path: Path) -> None:

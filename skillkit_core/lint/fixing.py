@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,21 +85,33 @@ def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
     try:  # newline="": line breaks as written (read_text made every CRLF an LF)
         with open(path, encoding="utf-8", newline="") as handle:
             text = handle.read()
-    except (OSError, UnicodeDecodeError):
-        return False
+    except UnicodeDecodeError:
+        raise OSError(0, "not UTF-8 text; fix it by hand") from None
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     found = _LINE_BREAK.search(text)
     if found is not None and found.group() != "\n":  # what a fix inserts, in the file's own
-        edits = [edit._replace(new_text=_broken_as(edit.new_text, found.group())) for edit in edits]
+        edits = [_broken_as(edit, found.group()) for edit in edits]
     new_text = apply_edits(text[len(bom) :], edits)
     if new_text == text[len(bom) :]:
         return False
+    if new_text.startswith("#!"):
+        bom = ""  # the kernel sees a '#!' line only in a file's first two bytes
     _replace(path, (bom + new_text).encode("utf-8"))
     return True
 
 
-def _broken_as(text: str, line_break: str) -> str:
-    return _LINE_BREAK.sub(line_break, text) if "\n" in text or "\r" in text else text
+def _broken_as(edit: TextEdit, line_break: str) -> TextEdit:
+    """``edit`` with the line breaks it inserts written as ``line_break``, except the one
+    ending a ``#!`` line: the kernel reads the interpreter up to a line feed, so a CR
+    before it would be part of the interpreter's name (``python3\r``: not found)."""
+    text = edit.new_text
+    if "\n" not in text and "\r" not in text:
+        return edit
+    head = ""
+    if text.startswith("#!") and (edit.range.line, edit.range.column) == (0, 0):
+        head, _, text = text.partition("\n")
+        head += "\n"
+    return edit._replace(new_text=head + _LINE_BREAK.sub(line_break, text))
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -108,6 +122,9 @@ def _replace(path: Path, data: bytes) -> None:
     import tempfile
 
     info = os.stat(path)
+    if not info.st_mode & stat.S_IWUSR:
+        # A rename over it would replace a file its owner made read-only (root's too).
+        raise PermissionError(errno.EACCES, "read-only; make it writable to fix it")
     others = hasattr(os, "getuid") and info.st_uid != os.getuid()
     if info.st_nlink > 1 or others or _extended_attributes(path):
         path.write_bytes(data)

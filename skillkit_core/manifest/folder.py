@@ -132,6 +132,16 @@ class SkillFolder:
         self.outside_answers.setdefault(os.path.abspath(path), exists)
         return exists
 
+    def renamed(self, name: str) -> tuple[str, str] | None:
+        """``(folder, new path)`` to rename the folder to ``name`` where it is, or
+        ``None`` when something has that path already. Checked from inside (``.``), the
+        folder is named by its absolute path: ``.`` cannot be renamed."""
+        source = self.root_text
+        if os.path.basename(source) in ("", ".", ".."):
+            source = os.path.abspath(source)
+        target = path_text.join(path_text.parent(source), name)
+        return None if self.outside_exists(target) else (source, target)
+
     @cached_property
     def plugin_root(self) -> str | None:
         """The folder of the plugin the skill is part of (:mod:`skillkit_core.manifest.

@@ -70,7 +70,8 @@ class FieldSpan(NamedTuple):
     of a mapping value's keys (e.g. ``metadata``), ``items`` the ranges of a list's items.
     ``scalar`` is a scalar value's text before YAML typed it (``1.0`` for ``v: 1.0``) and
     ``tag`` the YAML tag it resolved to (``tag:yaml.org,2002:float``); ``kind`` is
-    ``scalar``, ``mapping`` or ``list``.
+    ``scalar``, ``mapping`` or ``list``. ``value_range`` ends where the value's text ends
+    (a block value's closing line break and indentation are not in it).
     """
 
     key: str
@@ -82,6 +83,9 @@ class FieldSpan(NamedTuple):
     scalar: str | None = None
     tag: str = ""
     kind: str = "scalar"
+    anchor: str = ""
+    """The value's anchor as written (``&name``), which a fix writing a new value keeps:
+    aliases elsewhere name it."""
 
 
 class YamlFeature(NamedTuple):
@@ -359,16 +363,15 @@ def _parse_text_with_pyyaml(yaml_text: str, offset: int, starts: tuple[int, ...]
             )
             return result
         result.features = walker.features
-        result.fields, result.duplicates = _fields(root, offset, starts, walker.aliases)
+        where = (yaml_text, offset, starts)
+        result.fields, result.duplicates = _fields(root, where, walker.aliases)
         for dup in result.duplicates:
             result.problems.append(
                 ParseProblem(
                     "duplicate-key", f"the key '{dup.key}' appears more than once", dup.key_range
                 )
             )
-        result.mapping = _construct_fields(
-            loader, root, (yaml_text, offset, starts), result.problems
-        )
+        result.mapping = _construct_fields(loader, root, where, result.problems)
         return result
     finally:
         loader.dispose()
@@ -498,12 +501,13 @@ def _style(node: Any) -> str:
 
 
 def _fields(
-    mapping: Any, offset: int, starts: tuple[int, ...], aliases: list[tuple[int, int]]
+    mapping: Any, where: tuple[str, int, tuple[int, ...]], aliases: list[tuple[int, int]]
 ) -> tuple[dict[str, FieldSpan], list[FieldSpan]]:
     """Spans of a mapping node's scalar keys; later duplicates are returned separately.
     A value given by an alias spans the alias (``aliases``: where each stands)."""
     import yaml
 
+    yaml_text, offset, starts = where
     spans: dict[str, FieldSpan] = {}
     duplicates: list[FieldSpan] = []
     for key_node, value_node in mapping.value:
@@ -512,20 +516,22 @@ def _fields(
         children: dict[str, FieldSpan] = {}
         items: tuple[SourceRange, ...] = ()
         if isinstance(value_node, yaml.MappingNode):
-            children, nested_dups = _fields(value_node, offset, starts, aliases)
+            children, nested_dups = _fields(value_node, where, aliases)
             duplicates.extend(nested_dups)
         elif isinstance(value_node, yaml.SequenceNode):
             items = tuple(_node_range(item, offset, starts) for item in value_node.value)
+        start, end = _value_extent(key_node, value_node, yaml_text, aliases)
         span = FieldSpan(
             key=key_node.value,
             key_range=_node_range(key_node, offset, starts),
-            value_range=_value_range(key_node, value_node, offset, starts, aliases),
+            value_range=_span(starts, offset + start, offset + end),
             style=_style(value_node),
             children=children,
             items=items,
             scalar=value_node.value if isinstance(value_node, yaml.ScalarNode) else None,
             tag=value_node.tag or "",
             kind=_KINDS.get(type(value_node).__name__, "scalar"),
+            anchor=_anchor(yaml_text, start) if start == value_node.start_mark.index else "",
         )
         if key_node.value in spans:
             duplicates.append(span)
@@ -546,20 +552,35 @@ def _aliases(yaml_text: str) -> list[tuple[int, int]]:
     ]
 
 
-def _value_range(
-    key: Any, value: Any, offset: int, starts: tuple[int, ...], aliases: list[tuple[int, int]]
-) -> SourceRange:
-    """Where a key's value is written: a value node that starts before its key ends is
-    an anchor's, reached by the first alias after the key."""
+def _value_extent(
+    key: Any, value: Any, yaml_text: str, aliases: list[tuple[int, int]]
+) -> tuple[int, int]:
+    """Where a key's value is written in ``yaml_text``: a value node that starts before
+    its key ends is an anchor's, reached by the first alias after the key. PyYAML ends a
+    block value (``|``, ``>``, an indented mapping) at the start of the line after it: the
+    line break and indentation it takes in are left out, so that a fix writing a new value
+    there keeps the line break that ends it."""
     end = key.end_mark.index
     if value.start_mark.index < end:
         from bisect import bisect_left
 
         at = bisect_left(aliases, (end, end))
         if at < len(aliases):
-            start, stop = aliases[at]
-            return _span(starts, offset + start, offset + stop)
-    return _node_range(value, offset, starts)
+            return aliases[at]
+    start, stop = value.start_mark.index, value.end_mark.index
+    while stop > start and yaml_text[stop - 1] in " \t\r\n":
+        stop -= 1
+    return start, stop
+
+
+_ANCHOR = re.compile(r"(?:![^\s]*\s+)?(&[^\s]+)")
+
+
+def _anchor(yaml_text: str, start: int) -> str:
+    """The anchor among the properties a node written at ``start`` opens with (a tag may
+    come first: ``!!str &a value``)."""
+    found = _ANCHOR.match(yaml_text, start)
+    return found.group(1) if found else ""
 
 
 class _NodeWalker:

@@ -225,18 +225,25 @@ class _Reader:
             raise _Unread
         text = ("\n" if header[0] == "|" else " ").join(lines)
         end = self.starts[self.at] if self.at < len(self.lines) else len(self.text)
-        return (text if header.endswith("-") else text + "\n"), end
+        return (text if header.endswith("-") else text + "\n"), self._trimmed(end)
+
+    def _trimmed(self, end: int) -> int:
+        """``end`` moved back over the line breaks and indentation before it: a block
+        value's span ends with its text (as ``parse._value_extent`` ends PyYAML's)."""
+        while end and self.text[end - 1] in " \n":
+            end -= 1
+        return end
 
     def _close(self, nested: _Block, top: _Block, end: int) -> None:
-        """Store a nested mapping in ``top``, its span ending at offset ``end`` (where
-        the next key starts). A ``key:`` with nothing under it is a null, left to
+        """Store a nested mapping in ``top``, its span ending before offset ``end``
+        (where the next key starts). A ``key:`` with nothing under it is a null, left to
         PyYAML."""
         if not nested.values:
             raise _Unread
         field = FieldSpan(
             nested.key,
             nested.key_range,
-            self.span(nested.first, end),
+            self.span(nested.first, self._trimmed(end)),
             "block",
             nested.fields,
             tag=_TAG + "map",

@@ -28,3 +28,9 @@ def quoted(text: str) -> str:
     import json  # only fixes quote, and most checks fix nothing
 
     return json.dumps(text, ensure_ascii=False)
+
+
+def anchored(anchor: str, text: str) -> str:
+    """``text`` as a new value for a node that had ``anchor`` (``&name``, or ""): aliases
+    elsewhere in the frontmatter name the anchor, so a fix keeps it."""
+    return f"{anchor} {text}" if anchor else text

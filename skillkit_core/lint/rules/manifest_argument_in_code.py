@@ -89,13 +89,30 @@ def _sets_variable(lines: list[str], name: str) -> bool:
     return any(own.search(text) for text in lines)
 
 
-def _braced(text: str, written: str, index: str | None) -> tuple[str, str]:
-    """The form Claude Code leaves alone for ``written``, and who reads it so."""
+def _braced(text: str, found: Placeholder, index: str | None) -> tuple[str, str]:
+    """The form Claude Code leaves alone for ``found``, and who reads it so. ``$(1)`` is
+    awk's only inside the single quotes of an awk program: outside them the shell reads
+    it as a command substitution (``awk -v n="$1"`` passes the shell's own ``$1``)."""
     if index is None:
-        return f"${{{written[1:]}}}", "the shell"
-    if re.search(r"\bg?awk\b", text):
+        return f"${{{found.written[1:]}}}", "the shell"
+    if re.search(r"\bg?awk\b", text) and _in_single_quotes(text, found.start):
         return f"$({index})", "awk"
-    return f"${{{index}}}", "the shell and Perl"
+    return f"${{{index}}}", "the shell (and Perl)"
+
+
+def _in_single_quotes(text: str, end: int) -> bool:
+    """Whether a shell reading ``text`` is inside single quotes at column ``end``."""
+    single = double = escaped = False
+    for char in text[:end]:
+        if escaped:
+            escaped = False
+        elif char == "\\" and not single:
+            escaped = True
+        elif char == "'" and not double:
+            single = not single
+        elif char == '"' and not single:
+            double = not double
+    return single
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -186,7 +203,7 @@ def _diagnostic(
     digits: str | None,
 ) -> LintDiagnostic:
     written = found.written
-    new, reader = _braced(text, written, digits)
+    new, reader = _braced(text, found, digits)
     where = SourceRange(line, found.start, line, found.end)
     diagnostic = RULE.diagnostic(
         f"Claude Code replaces '{written}' in this code block with {becomes} before the "

@@ -10,12 +10,11 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.spec import name_problems, normalized
-from skillkit_core.manifest.yaml_text import scalar
+from skillkit_core.manifest.yaml_text import anchored, scalar
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -41,23 +40,23 @@ def _suggest(folder: SkillFolder, diagnostic: LintDiagnostic) -> tuple[Fix, ...]
     path it is installed and linked at), so neither is a safe fix; a person chooses."""
     suggestions: list[Fix] = []
     wanted = folder.folder_name
-    range_ = folder.value_range("name")
-    if range_ is not None and wanted and not name_problems(wanted) and normalized(wanted) == wanted:
+    span = folder.span("name")
+    if span is not None and wanted and not name_problems(wanted) and normalized(wanted) == wanted:
         name = normalized(folder.text_value("name") or "")
         suggestions.append(
             Fix(
                 title=f"Rename the skill to '{wanted}' (its public name '{name}' changes)",
-                edits=(TextEdit(range_, scalar(wanted)),),
+                edits=(TextEdit(span.value_range, anchored(span.anchor, scalar(wanted))),),
             )
         )
     name = normalized(folder.text_value("name") or "")
-    target = path_text.join(path_text.parent(folder.root_text), name)
-    if name and not name_problems(name) and not folder.outside_exists(target):
+    rename = folder.renamed(name) if name and not name_problems(name) else None
+    if rename is not None:
         suggestions.append(
             Fix(
                 title=f"Rename the folder to '{name}' (paths to '{wanted}' change)",
                 edits=(),
-                renames=((folder.root_text, target),),
+                renames=(rename,),
             )
         )
     return tuple(suggestions)

@@ -5,13 +5,17 @@ them), browser JavaScript, modules other scripts import and nothing runs directl
 scripts the skill runs through their interpreter (``python scripts/x.py``, ``uv run``,
 ``node server.cjs``, in SKILL.md or any other markdown file or script of the folder).
 
+Also reported: a ``#!`` line behind a byte-order mark, which the kernel does not see.
+
 Safe fix: add ``#!/usr/bin/env -S uv run --script`` to a PEP 723 script, else the usual
 ``#!/usr/bin/env <interpreter>`` line for the file's extension, and set the executable
-bit (a ``#!`` line without it is the next finding, script-not-executable).
+bit (a ``#!`` line without it is the next finding, script-not-executable). None for a
+script whose second line declares its encoding (PEP 263: it would become the third).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, SourceRange, TextEdit
@@ -73,6 +77,15 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
     if not folder.exists:
         return
     for file, text in runnable_scripts(folder):
+        if text.startswith("\ufeff#!"):
+            yield RULE.diagnostic(
+                f"{file.relative} starts with a byte-order mark before its '#!' line; the "
+                "kernel sees a '#!' only in a file's first two bytes and runs it as a shell "
+                "script: save it as UTF-8 without a BOM",
+                range=_START,
+                file=folder.display(file),
+            )
+            continue
         if text.startswith("#!") or not _needs_shebang(folder, file, text):
             continue
         yield RULE.diagnostic(
@@ -89,13 +102,26 @@ def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
         return None
     script = next((f for f in folder.scripts if folder.display(f) == diagnostic.file), None)
     text = folder.read_text(script) if script is not None else None
-    shebang = script_shebang(diagnostic.file.rsplit("/", 1)[-1], text or "")
+    if text is None or text.startswith("\ufeff#!") or _coding_on_line_two(text):
+        return None
+    shebang = script_shebang(diagnostic.file.rsplit("/", 1)[-1], text)
     if shebang is None:
         return None
     edit = TextEdit(_START, shebang + "\n", file=diagnostic.file)
     # The title names the edit alone: an editor applies it as text; 'skillkit check
     # --fix' also sets the executable bit the fix lists.
     return Fix(title=f"Add '{shebang}'", edits=(edit,), executable=(diagnostic.file,))
+
+
+_CODING = re.compile(r"[ \t\f]*#.*?coding[:=]")
+"""A source encoding declaration (PEP 263), which Python reads on line 1 or 2 only."""
+
+
+def _coding_on_line_two(text: str) -> bool:
+    """Whether a '#!' line added above would push the encoding declaration of the second
+    line to the third, where Python no longer reads it."""
+    lines = text.split("\n", 2)
+    return len(lines) > 1 and not _CODING.match(lines[0]) and bool(_CODING.match(lines[1]))
 
 
 RULE = Rule(

@@ -12,7 +12,7 @@ from skillkit_core.lint.diagnostic import Fix, LintDiagnostic, TextEdit
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.parse import FieldSpan
-from skillkit_core.manifest.yaml_text import quoted
+from skillkit_core.manifest.yaml_text import anchored, quoted
 
 # Keys whose values hosts read as text.
 _TEXT_KEYS = (
@@ -81,7 +81,7 @@ def _impossible(span: FieldSpan) -> bool:
 def _fix(folder: SkillFolder, diagnostic: LintDiagnostic) -> Fix | None:
     for key, span in _spans(folder):
         if span.value_range == diagnostic.range and span.scalar:
-            edit = TextEdit(span.value_range, quoted(span.scalar))
+            edit = TextEdit(span.value_range, anchored(span.anchor, quoted(span.scalar)))
             return Fix(title=f"Quote the value of '{key}'", edits=(edit,))
     return None
 

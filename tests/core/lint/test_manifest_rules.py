@@ -1043,6 +1043,18 @@ def test_argument_in_code_suggests_the_braced_form_each_language_reads(tmp_path:
     assert [e.new_text for e in (*awk.edits, *shell.edits)] == ["$(2)", "${1}"]
 
 
+def test_a_shell_argument_on_an_awk_line_gets_the_shells_braced_form(tmp_path: Path) -> None:
+    # Outside awk's single-quoted program, '$(1)' is the shell's command substitution:
+    # 'awk -v n="$(1)"' ran a command named 1.
+    from skillkit_core.lint.check_folder import check_folder
+
+    text = body("```bash\ncol() { awk -v n=\"$1\" '{print $n}' data.txt; }\n```\n")
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    (found,) = [d for d in check_folder(root).diagnostics if d.rule == "argument-in-code"]
+    assert "write '${1}' (the shell (and Perl) reads it as '$1'" in found.message
+    assert [e.new_text for e in found.suggestions[0].edits] == ["${1}"]
+
+
 @pytest.mark.parametrize(
     "manifest", [".claude-plugin/plugin.json", ".codex-plugin/plugin.json", "gemini-extension.json"]
 )

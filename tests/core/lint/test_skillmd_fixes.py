@@ -168,8 +168,9 @@ def test_fixes_keep_the_files_line_breaks(tmp_path: Path, line_break: str) -> No
     apply_fixes(check_folder(root).diagnostics)
     fixed = (root / "SKILL.md").read_bytes().decode()
     assert fixed == skill.replace("Use when: x", '"Use when: x"')
-    # A fix that inserts a line inserts it with the file's own break.
-    expected = f"#!/usr/bin/env bash{line_break}{script}"
+    # A '#!' line ends with a line feed whatever the file's breaks (the kernel reads the
+    # interpreter up to it): see test_a_shebang_line_ends_with_a_line_feed_in_any_file.
+    expected = f"#!/usr/bin/env bash\n{script}"
     assert (root / "scripts/run.sh").read_bytes().decode() == expected
 
 
@@ -259,3 +260,128 @@ def test_a_fix_in_a_folder_that_takes_no_new_file_writes_the_file_in_place(
     monkeypatch.setattr(tempfile, "mkstemp", refused)
     result = apply_fixes(check_folder(root).diagnostics)
     assert result.refused == () and "name: pdf-tools" in (root / "SKILL.md").read_text()
+
+
+# -- found by checking --fix against skills-ref, agnix and the kernel ------------------------
+
+
+@pytest.mark.parametrize("header", [">-", "|", ">"])
+@pytest.mark.parametrize("last", [False, True], ids=["before-description", "last-key"])
+def test_a_name_written_as_a_block_is_replaced_up_to_its_own_end(
+    tmp_path: Path, header: str, last: bool
+) -> None:
+    # PyYAML ends a block scalar at the next line's start: the fix swallowed the line
+    # break, joining the next key (or the closing ---) onto the name.
+    name = f"name: {header}\n  My Tool\n"
+    description = "description: Extract text from PDF files. Use when the user sends a PDF.\n"
+    fields = description + name if last else name + description
+    root = make_skill(tmp_path, "my-tool", {"SKILL.md": f"---\n{fields}---\n# Body\n"})
+    apply_fixes(check_folder(root).diagnostics)
+    expected = "name: my-tool\n"
+    fixed = description + expected if last else expected + description
+    assert (root / "SKILL.md").read_text() == f"---\n{fixed}---\n# Body\n"
+    assert check(root) == []
+
+
+def test_fixes_keep_the_anchor_of_the_value_they_replace(tmp_path: Path) -> None:
+    text = (
+        "---\nname: &n PDF_Tools\ndescription: Extract text. Use when a PDF arrives.\n"
+        "metadata:\n  version: &v 1.0\n  id: *n\n  release: *v\n---\nx\n"
+    )
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    apply_fixes(check_folder(root).diagnostics)
+    fixed = (root / "SKILL.md").read_text()
+    assert "name: &n pdf-tools\n" in fixed and '  version: &v "1.0"\n' in fixed
+    import yaml
+
+    metadata = yaml.safe_load(fixed.split("---\n")[1])["metadata"]
+    assert metadata == {"version": "1.0", "id": "pdf-tools", "release": "1.0"}
+
+
+@pytest.mark.parametrize("name", ["Pdf", "p" * 70])
+def test_a_name_shared_with_its_folder_is_renamed_with_it_by_choice_only(
+    tmp_path: Path, name: str
+) -> None:
+    # Renaming the skill alone made name-folder-mismatch out of name-format (skills-ref
+    # and agnix then refuse the folder instead of the name).
+    root = make_skill(tmp_path, name, {"SKILL.md": skill_md(name=name)})
+    assert fixes_of(root, "name-format") == [None]
+    ((suggestion,),) = suggestions_of(root, "name-format")
+    better = "pdf" if name == "Pdf" else "p" * 64
+    assert suggestion.title == f"Rename the skill and its folder to '{better}'"
+    assert suggestion.renames == ((str(root), str(tmp_path / better)),)
+    (root / "SKILL.md").write_text(apply_edits(skill_md(name=name), list(suggestion.edits)))
+    root.rename(tmp_path / better)
+    assert check(tmp_path / better) == []
+
+
+def test_a_folder_rename_checked_from_inside_names_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf-tools")})
+    monkeypatch.chdir(root)
+    ((_, folder),) = suggestions_of(Path("."), "name-folder-mismatch")
+    assert folder.renames == ((str(root), str(tmp_path / "pdf-tools")),)
+
+
+@pytest.mark.parametrize("line_break", ["\r\n", "\r"], ids=["crlf", "lone-cr"])
+def test_a_shebang_line_ends_with_a_line_feed_in_any_file(tmp_path: Path, line_break: str) -> None:
+    import subprocess
+
+    script = "import sys\nprint('ok')\n".replace("\n", line_break)
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf"), "scripts/run.py": script})
+    apply_fixes(check_folder(root).diagnostics)
+    run = root / "scripts" / "run.py"
+    assert run.read_bytes().decode() == "#!/usr/bin/env python3\n" + script
+    done = subprocess.run([str(run)], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+
+
+def test_a_shebang_fix_drops_the_byte_order_mark_it_would_hide_behind(tmp_path: Path) -> None:
+    import subprocess
+
+    files = {"SKILL.md": skill_md(name="pdf"), "scripts/run.py": "\ufeffprint('ok')\n"}
+    root = make_skill(tmp_path, "pdf", files)
+    assert apply_fixes(check_folder(root).diagnostics).applied == 1
+    run = root / "scripts" / "run.py"
+    assert run.read_bytes() == b"#!/usr/bin/env python3\nprint('ok')\n"
+    assert subprocess.run([str(run)], capture_output=True, text=True).stdout == "ok\n"
+    assert apply_fixes(check_folder(root).diagnostics).applied == 0  # once only
+
+
+def test_a_shebang_behind_a_byte_order_mark_is_reported_without_a_fix(tmp_path: Path) -> None:
+    files = {"SKILL.md": skill_md(name="pdf"), "scripts/run.py": "\ufeff#!/usr/bin/env python3\n"}
+    root = make_skill(tmp_path, "pdf", files, executable=("scripts/run.py",))
+    (finding,) = [d for d in check_folder(root).diagnostics if d.rule == "script-shebang"]
+    assert "byte-order mark before its '#!' line" in finding.message and finding.fix is None
+
+
+def test_a_script_that_is_not_utf8_is_refused_and_not_made_executable(tmp_path: Path) -> None:
+    latin1 = "print('caf\xe9')\n".encode("latin-1")
+    files = {"SKILL.md": skill_md(name="pdf"), "scripts/run.py": latin1}
+    root = make_skill(tmp_path, "pdf", files)
+    result = apply_fixes(check_folder(root).diagnostics)
+    run = root / "scripts" / "run.py"
+    assert result.refused == (f"{run}: not UTF-8 text; fix it by hand",)
+    assert (result.applied, result.files) == (0, ())
+    assert run.stat().st_mode & 0o111 == 0
+
+
+def test_no_shebang_fix_pushes_an_encoding_declaration_off_line_two(tmp_path: Path) -> None:
+    script = "# A tool.\n# -*- coding: latin-1 -*-\nprint('x')\n"
+    root = make_skill(tmp_path, "pdf", {"SKILL.md": skill_md(name="pdf"), "scripts/run.py": script})
+    assert fixes_of(root, "script-shebang") == [None]
+    on_line_one = "# -*- coding: latin-1 -*-\nprint('x')\n"
+    (root / "scripts" / "run.py").write_text(on_line_one)  # it moves to line 2: still read
+    (fix,) = fixes_of(root, "script-shebang")
+    assert fix is not None
+
+
+def test_a_read_only_file_is_not_rewritten(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="PDF_Tools")})
+    skill = root / "SKILL.md"
+    before = skill.read_text()
+    skill.chmod(0o444)
+    result = apply_fixes(check_folder(root).diagnostics)
+    assert result.refused == (f"{skill}: read-only; make it writable to fix it",)
+    assert skill.read_text() == before and skill.stat().st_mode & 0o777 == 0o444

@@ -80,7 +80,7 @@ def check_folder(
     for rule in rules:
         found.extend(_run(rule, folder))
     found.sort(key=_order)
-    kept = _unsuppressed(folder, found)
+    kept = [_based_on_what_was_read(folder, d) for d in _unsuppressed(folder, found)]
     suppressed = len(found) - len(kept)
     if folder.unreadable:  # filled as the rules list and read files
         kept = sorted([*kept, *_unreadable(folder)], key=_order)  # never suppressed
@@ -90,6 +90,22 @@ def check_folder(
 
         verdicts = tuple(host_verdicts(folder, found))
     return FolderReport(folder, kept, verdicts, suppressed=suppressed)
+
+
+def _based_on_what_was_read(folder: SkillFolder, diagnostic: LintDiagnostic) -> LintDiagnostic:
+    """``diagnostic`` with its fix stamped with the digests of the texts its edits were
+    computed on (``Fix.based_on``)."""
+    fix = diagnostic.fix
+    if fix is None or not fix.edits:
+        return diagnostic
+    from skillkit_core.lint.fixing import text_digest
+
+    stamps = []
+    for file in dict.fromkeys(edit.file or diagnostic.file for edit in fix.edits):
+        text = None if file is None else folder.checked_text(file)
+        if text is not None:
+            stamps.append((file, text_digest(text)))
+    return diagnostic._replace(fix=fix._replace(based_on=tuple(stamps)))
 
 
 def prepare() -> None:

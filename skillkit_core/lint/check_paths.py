@@ -491,12 +491,12 @@ def _plain_report(report: TargetReport) -> tuple:
 
 def _plain_fix(fix: Fix) -> tuple:
     edits = [(tuple(e.range), e.new_text, e.file) for e in fix.edits]
-    return fix.title, edits, fix.executable, fix.renames
+    return fix.title, edits, fix.executable, fix.renames, fix.based_on
 
 
 def _fix_from_plain(plain: tuple) -> Fix:
-    title, edits, executable, renames = plain
-    return Fix(title, tuple(_edit(*e) for e in edits), executable, renames)
+    title, edits, executable, renames, based_on = plain
+    return Fix(title, tuple(_edit(*e) for e in edits), executable, renames, based_on)
 
 
 def _report_from_plain(target: Target, plain: tuple) -> TargetReport:

@@ -52,12 +52,17 @@ class Fix(NamedTuple):
 
     A diagnostic's ``fix`` is safe (``skillkit check --fix`` applies it); its
     ``suggestions`` are fixes that may change what the skill means (a public name, a
-    loop's way out): offered to choose from, never applied by ``--fix``."""
+    loop's way out): offered to choose from, never applied by ``--fix``.
+
+    ``based_on`` pairs each file the edits change with the digest of its text as the
+    check read it (:func:`skillkit_core.lint.fixing.text_digest`): ``--fix`` refuses a
+    file that changed since, where the edits' positions no longer hold."""
 
     title: str
     edits: tuple[TextEdit, ...]
     executable: tuple[str, ...] = ()
     renames: tuple[tuple[str, str], ...] = ()
+    based_on: tuple[tuple[str, str], ...] = ()
 
 
 class LintDiagnostic(NamedTuple):

@@ -34,6 +34,7 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
     Files a fix names as ``executable`` get the executable bit wherever they are readable.
     """
     by_file: dict[str, list[TextEdit]] = {}
+    read_as: dict[str, set[str]] = {}  # file -> digests of the texts fixes were made for
     fixes: list[tuple[set[str], list[str]]] = []  # per fix: files edited, made executable
     for diagnostic in diagnostics:
         if diagnostic.fix is None:
@@ -45,12 +46,14 @@ def apply_fixes(diagnostics: Iterable[LintDiagnostic]) -> FixResult:
             pending = by_file.setdefault(str(file), [])
             if edit not in pending:
                 pending.append(edit)
+        for file, digest in diagnostic.fix.based_on:
+            read_as.setdefault(file, set()).add(digest)
         fixes.append(({str(file) for file, _ in edits}, list(diagnostic.fix.executable)))
     changed: list[str] = []
     refused: dict[str, str] = {}
     for file, edits in by_file.items():
         try:
-            if _apply_to_file(Path(file), edits):
+            if _apply_to_file(Path(file), edits, read_as.get(file, set())):
                 changed.append(file)
         except OSError as error:
             refused[file] = f"{file}: {error.strerror or error}"
@@ -77,8 +80,17 @@ def make_executable(file: str) -> bool:
     return True
 
 
-def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
-    """Whether ``path`` was changed; ``OSError`` when it may or can not be."""
+def text_digest(text: str) -> str:
+    """The digest ``Fix.based_on`` keeps of a file's text (after any byte-order mark)."""
+    from skillkit_core.fast_hash import blake2b
+
+    data = text.removeprefix("\ufeff").encode("utf-8", "surrogatepass")
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def _apply_to_file(path: Path, edits: list[TextEdit], read_as: set[str]) -> bool:
+    """Whether ``path`` was changed; ``OSError`` when it may or can not be. ``read_as``:
+    the digests of the texts the edits were made for (none known: no check)."""
     if path.is_symlink():
         # What it leads to may lie outside the skill (the check did not read it there).
         raise OSError(0, "a symbolic link; fix the file it leads to by hand")
@@ -87,6 +99,8 @@ def _apply_to_file(path: Path, edits: list[TextEdit]) -> bool:
             text = handle.read()
     except UnicodeDecodeError:
         raise OSError(0, "not UTF-8 text; fix it by hand") from None
+    if read_as and read_as != {text_digest(text)}:
+        raise OSError(0, "changed since it was checked; check it again")
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     found = _LINE_BREAK.search(text)
     if found is not None and found.group() != "\n":  # what a fix inserts, in the file's own

@@ -112,6 +112,7 @@ def _fix_json(fix: Fix) -> dict[str, Any]:
         ],
         "executable": list(fix.executable),
         "renames": [list(pair) for pair in fix.renames],
+        "based_on": [list(pair) for pair in fix.based_on],
     }
 
 
@@ -121,7 +122,8 @@ def _fix_from_json(data: dict[str, Any]) -> Fix:
     )
     renames = tuple((str(old), str(new)) for old, new in data.get("renames", ()))
     executable = tuple(str(path) for path in data.get("executable", ()))
-    return Fix(data["title"], edits, executable, renames)
+    based_on = tuple((str(file), str(digest)) for file, digest in data.get("based_on", ()))
+    return Fix(data["title"], edits, executable, renames, based_on)
 
 
 def diagnostic_from_json(data: dict[str, Any]) -> LintDiagnostic:

@@ -439,6 +439,20 @@ class SkillFolder:
             return None  # a FIFO, a device, or larger than any file the check scans
         return data.decode("utf-8", errors="replace")
 
+    def checked_text(self, path: str) -> str | None:
+        """The text the check read of the file at ``path`` (as a finding names it), not
+        read again: SKILL.md's parsed text, or a folder file's :meth:`read_text`;
+        ``None`` for any other file."""
+        if path == self.skill_md:
+            return self.parsed.text
+        relative = self._relative_names.get(path)
+        file = None if relative is None else self._files_by_name.get(relative)
+        return None if file is None else self.read_text(file)
+
+    @cached_property
+    def _files_by_name(self) -> dict[str, FolderFile]:
+        return {file.relative: file for file in self.files}
+
     @cached_property
     def _relative_names(self) -> dict[str, str]:
         return {self.display(file): file.relative for file in self.files}

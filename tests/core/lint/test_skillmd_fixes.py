@@ -385,3 +385,32 @@ def test_a_read_only_file_is_not_rewritten(tmp_path: Path) -> None:
     result = apply_fixes(check_folder(root).diagnostics)
     assert result.refused == (f"{skill}: read-only; make it writable to fix it",)
     assert skill.read_text() == before and skill.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_file_changed_since_it_was_checked_is_not_fixed(tmp_path: Path) -> None:
+    # An editor saved SKILL.md between the check and --fix: the edit landed at its old
+    # line and column, in the middle of the line the save had put there.
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="PDF_Tools")})
+    diagnostics = check_folder(root).diagnostics
+    fix = next(d.fix for d in diagnostics if d.rule == "name-format")
+    assert fix is not None and [file for file, _ in fix.based_on] == [str(root / "SKILL.md")]
+    saved = skill_md(name="PDF_Tools").replace("---\n", "---\nlicense: MIT\n", 1)
+    (root / "SKILL.md").write_text(saved)
+    result = apply_fixes(diagnostics)
+    assert result.refused == (f"{root / 'SKILL.md'}: changed since it was checked; check it again",)
+    assert (root / "SKILL.md").read_text() == saved
+    apply_fixes(check_folder(root).diagnostics)  # checked again: fixed
+    assert (root / "SKILL.md").read_text() == saved.replace("PDF_Tools", "pdf-tools")
+
+
+def test_what_a_fix_was_based_on_survives_the_helpers_pipe_and_the_workers_json(
+    tmp_path: Path,
+) -> None:
+    from skillkit_core.lint.check_paths import _fix_from_plain, _plain_fix
+    from skillkit_core.lint.load_worker import diagnostic_from_json, diagnostic_to_json
+
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(name="PDF_Tools")})
+    finding = next(d for d in check_folder(root).diagnostics if d.rule == "name-format")
+    assert finding.fix is not None and finding.fix.based_on
+    assert _fix_from_plain(_plain_fix(finding.fix)) == finding.fix
+    assert diagnostic_from_json(diagnostic_to_json(finding)) == finding

@@ -545,6 +545,19 @@ def _stop_cleanly_on_termination() -> None:
             signal.signal(getattr(signal, name), stop)
 
 
+def _one_line_summaries() -> None:
+    """Give each command the first paragraph of its docstring as one line for the command
+    list: typer (0.29, rich markup) keeps the docstring's line breaks there, so a summary
+    wrapped at 100 columns in the source was broken in the middle on every terminal."""
+    for info in app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+
+
+_one_line_summaries()
+
+
 if __name__ == "__main__":
     from skillkit_core.entry import main
 

@@ -436,6 +436,14 @@ def skills_page(served_skills: dict[str, Any], browser: Any, shots: Path) -> Ite
         page.close()
 
 
+def _no_hover(page: Any) -> None:
+    """Move the pointer off the text and close any hover: a hover left over a token by an
+    earlier step takes the next click there (seen once on a loaded CI machine)."""
+    page.mouse.move(0, 0)
+    page.keyboard.press("Escape")
+    page.locator(".monaco-hover:not(.hidden)").first.wait_for(state="hidden", timeout=10_000)
+
+
 def _link(page: Any, text: str) -> Any:
     """The editor's document-link decoration around ``text``."""
     return page.locator(".editor-instance .view-lines .detected-link", has_text=text).first
@@ -453,6 +461,7 @@ def test_skill_md_paths_are_links_that_open_their_file(skills_page: Any, shots: 
         page.locator(".codelens-decoration", has_text="Claude Code listing budget").wait_for(
             timeout=60_000
         )
+        _no_hover(page)
         _link(page, "references/tables.md").click(modifiers=["Control"])
         page.locator(".tabs-container .tab.active", has_text="tables.md").wait_for()
         _quick_open(page, "references/extracting.md")
@@ -469,6 +478,7 @@ def test_rename_of_a_skill_renames_its_folder_name_and_references(
     with _shot_on_failure(page, shots, "rename"):
         # A token of line 11's `/report-writer` (the innermost spans are the tokens).
         name = page.locator(".editor-instance .view-lines span span", has_text="report-writer")
+        _no_hover(page)
         name.first.click()
         rename_box = page.locator(".rename-box input")
         for attempt in range(5):  # prepareRename needs the server's skill index

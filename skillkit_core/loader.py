@@ -104,16 +104,19 @@ def _describe(error: BaseException, path: Path) -> str:
     if isinstance(error, SyntaxError):
         where = f"{error.filename or path}, line {error.lineno}"
         return f"SyntaxError: {error.msg} ({where})"
+    from skillkit_core.raised import import_failure
+
     if isinstance(error, SystemExit):
-        return f"the module called exit({error.code!r}) while being imported"
+        return import_failure(error)
     import traceback
 
     frames = traceback.extract_tb(error.__traceback__)
     own = [f for f in frames if f.filename == str(path)]
     frame = own[-1] if own else (frames[-1] if frames else None)
     where = f" ({frame.filename}, line {frame.lineno})" if frame is not None else ""
-    text = error.message if isinstance(error, SkillkitError) else str(error)
-    return f"{type(error).__name__}: {text}{where}"
+    if isinstance(error, SkillkitError):
+        return f"{type(error).__name__}: {error.message}{where}"
+    return f"{import_failure(error)}{where}"
 
 
 def _definitions(module: ModuleType) -> dict[str, Definition]:

@@ -17,9 +17,14 @@ OP_RENDER = "render"
 OP_PING = "ping"
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""Made before the worker imports a skill module, which may rebind ``json.dumps`` (to
+indent: a message over several lines is no message)."""
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One line of compact JSON (non-ASCII kept as is, lone surrogates escaped)."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = _ENCODER.encode(message)
     return text.encode("utf-8", "backslashreplace") + b"\n"
 
 

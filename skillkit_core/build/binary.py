@@ -62,7 +62,7 @@ import sys
 try:
     from {module} import {attr} as definition
     from skillkit_core.protocol import main
-except Exception as error:
+except BaseException as error:
     import json
     import os
 
@@ -70,10 +70,12 @@ except Exception as error:
         import traceback
 
         traceback.print_exc()
-    message = "cannot load the skill: %s: %s" % (type(error).__name__, error)
+    from skillkit_core.raised import import_failure
+
+    message = "cannot load the skill: " + import_failure(error)
     result = {{"kind": "error", "error": "entry", "step": None, "message": message,
               "retry": False}}
-    sys.stdout.write(json.dumps(result, separators=(",", ":")) + "\\n")
+    sys.stdout.write(json.JSONEncoder(separators=(",", ":")).encode(result) + "\\n")
     sys.stderr.write("skillkit: error[entry]: " + message + "\\n")
     sys.exit(1)
 

@@ -511,9 +511,11 @@ def _load(config: dict[str, Any]) -> tuple[Any, Any]:
         module = __import__(config["module"])
         definition = getattr(module, config["attr"])
         return definition, main
-    except Exception as error:
+    except BaseException as error:  # sys.exit or ^C at import too: a result, as ever
+        from skillkit_core.raised import import_failure
+
         _debug()
-        fail("entry", f"cannot load the skill: {type(error).__name__}: {error}")
+        fail("entry", f"cannot load the skill: {import_failure(error)}")
 
 
 def extracted(archive: str, digest: str, member: str) -> str:
@@ -684,7 +686,8 @@ def fail(code: str, message: str) -> NoReturn:
     result = {"kind": "error", "error": code, "step": None, "message": message, "retry": False}
     out = _out or sys.stdout
     if out is not None:  # None: started with stdout closed
-        out.write(json.dumps(result, separators=(",", ":")) + "\n")
+        # The encoder, not json.dumps: the skill's module may have rebound that.
+        out.write(json.JSONEncoder(separators=(",", ":")).encode(result) + "\n")
         out.flush()
     sys.stderr.write(f"skillkit: error[{code}]: {message}\n")
     sys.exit(1)

@@ -33,6 +33,10 @@ from typing import Any
 from skillkit_core.build.pipeline import STEPS, BuildOptions, BuildResult, Progress
 from skillkit_core.errors import BuildError, SkillkitError
 
+_ENCODER = json.JSONEncoder()
+"""The channel's encoder, made before the skill's module is imported (which may rebind
+``json.dumps``, to indent, say: each message must stay one line)."""
+
 #: Pipeline steps that execute the author's code, each bounded by the time limit.
 AUTHOR_STEPS = frozenset({STEPS["load"], STEPS["validate"], STEPS["skill-md"]})
 # Extra seconds the parent waits beyond the limit: the child dumps its stack and exits
@@ -149,6 +153,8 @@ def _follow(process: Any, stderr: Any, report: Progress, limit: float, entry: st
             message = json.loads(line)
         except ValueError:
             continue
+        if not isinstance(message, dict):
+            continue  # not a line of the channel (it writes one JSON object per line)
         if "progress" in message:
             kind, text = message["progress"]
             if kind == "step":
@@ -264,7 +270,7 @@ def main() -> int:
     limit = float(request["timeout"])
 
     def send(message: dict[str, Any]) -> None:
-        channel.write(json.dumps(message) + "\n")
+        channel.write(_ENCODER.encode(message) + "\n")
         channel.flush()
 
     def progress(kind: str, text: str) -> None:

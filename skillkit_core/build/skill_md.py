@@ -34,6 +34,10 @@ from skillkit_core.protocol.mcp_tools import SkillTools
 Definition = SkillDefinition | ReferenceDefinition
 Protocol = str  # "session" or "stateless"
 
+_TEXT = json.JSONEncoder(ensure_ascii=False)
+"""The encoder of the JSON examples SKILL.md shows, made before a skill's module is
+imported: one that rebinds ``json.dumps`` (to indent) must not change them."""
+
 NO_VERSION = "0.0.0"
 
 # Optional frontmatter fields: (SkillMeta attribute, SKILL.md key), in the order written.
@@ -339,7 +343,7 @@ def _parameters(definition: SkillDefinition) -> list[str]:
     ]
     for row in rows:
         table.append("| " + " | ".join(_cell(value) for value in row) + " |")
-    example = json.dumps(example_params(schema), ensure_ascii=False)
+    example = _TEXT.encode(example_params(schema))
     return [
         "## Parameters\n",
         "`PARAMS` is a JSON object with these fields:\n",
@@ -353,7 +357,7 @@ def parameter_rows(schema: dict[str, Any]) -> list[tuple[str, str, str, str, str
     required = set(schema.get("required", ()))
     rows = []
     for name, prop in (schema.get("properties") or {}).items():
-        default = json.dumps(prop["default"], ensure_ascii=False) if "default" in prop else "—"
+        default = _TEXT.encode(prop["default"]) if "default" in prop else "—"
         rows.append(
             (
                 f"`{name}`",
@@ -371,9 +375,9 @@ def type_label(prop: dict[str, Any], root: dict[str, Any]) -> str:
     integer``, ``Address``..."""
     prop = _resolve(prop, root)
     if "const" in prop:
-        return json.dumps(prop["const"], ensure_ascii=False)
+        return _TEXT.encode(prop["const"])
     if "enum" in prop:
-        return " or ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
+        return " or ".join(_TEXT.encode(v) for v in prop["enum"])
     for key in ("anyOf", "oneOf"):
         if key in prop:
             return " or ".join(dict.fromkeys(type_label(p, root) for p in prop[key]))
@@ -537,7 +541,7 @@ def _direct_start(name: str, definition: SkillDefinition) -> str:
     if definition.params is None:
         return f" Start it directly: `RUN {name} start`."
     schema = definition.params.json_schema()
-    example = json.dumps(example_params(schema), ensure_ascii=False)
+    example = _TEXT.encode(example_params(schema))
     return f" Start it directly: `RUN {name} start --params '{_shell_single(example)}'`."
 
 

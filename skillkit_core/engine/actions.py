@@ -10,6 +10,7 @@ from typing import Any
 from skillkit_core.definitions import StepDefinition
 from skillkit_core.engine.context import CancellationSignal, StepContext
 from skillkit_core.errors import HistoryError, SkillkitError, SkillRuntimeError, where
+from skillkit_core.raised import described, from_the_skill
 from skillkit_core.schema import format_validation_error
 
 
@@ -147,8 +148,10 @@ async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
             outcome = await _until_cancelled(outcome, ctx.signal)
     except SkillkitError:
         raise
-    except Exception as error:
-        raise ActionError(f"{at}failed: {type(error).__name__}: {error}") from None
+    except BaseException as error:
+        if not from_the_skill(error):
+            raise
+        raise ActionError(f"{at}failed: {described(error)}") from None
     return outcome
 
 
@@ -181,5 +184,7 @@ async def _until_cancelled(awaitable: Any, signal: CancellationSignal) -> Any:
 def _call(at: str, what: str, fn: Any, ctx: StepContext) -> Any:
     try:
         return fn(ctx)
-    except Exception as error:
-        raise ActionError(f"{at}{what} raised {type(error).__name__}: {error}") from None
+    except BaseException as error:
+        if not from_the_skill(error):
+            raise
+        raise ActionError(f"{at}{what} raised {described(error)}") from None

@@ -35,6 +35,7 @@ from skillkit_core.errors import (
     where,
 )
 from skillkit_core.hosts import Handshake
+from skillkit_core.raised import described, from_the_skill
 from skillkit_core.schema import format_validation_error
 
 
@@ -293,6 +294,12 @@ class WorkflowEngine:
                     attempt=self._failures[step.name],
                 )
             raise _Refused(ErrorResult("validation", message, step.name, retry=True)) from None
+        except BaseException as error:  # a validator that raised neither ValueError nor
+            if not from_the_skill(error):  # AssertionError: pydantic lets it through
+                raise
+            raise self._runtime(
+                step.name, f"validating its response raised {described(error)}"
+            ) from None
 
     async def _action(
         self, step: StepDefinition, ctx: StepContext, replay: _Recorded | None
@@ -427,6 +434,12 @@ class WorkflowEngine:
                     retry=True,
                 )
             ) from None
+        except BaseException as error:
+            if not from_the_skill(error):
+                raise
+            raise self._runtime(
+                step.name, f"validating the final output raised {described(error)}"
+            ) from None
 
     @staticmethod
     def _final_value(step: StepDefinition, result: StepResult) -> Any:
@@ -536,7 +549,9 @@ class WorkflowEngine:
             return None
         try:
             return step.response.json_schema()
-        except Exception as error:  # pydantic raises several kinds; each is the author's
+        except BaseException as error:  # pydantic raises several kinds; each is the author's
+            if not from_the_skill(error):
+                raise
             raise self._runtime(
                 step.name,
                 f"response={step.response.name} cannot produce a JSON Schema for the agent "
@@ -553,10 +568,11 @@ class WorkflowEngine:
             return render_prompt(step.prompt, ctx, skill_name=self.definition.name)
         except SkillkitError as error:
             raise self._runtime(step.name, f"its prompt could not be built: {error}") from None
-        except Exception as error:
-            raise self._runtime(
-                step.name, f"its prompt function raised {type(error).__name__}: {error}"
-            ) from None
+        except BaseException as error:
+            if not from_the_skill(error):
+                raise
+            message = f"its prompt function raised {described(error)}"
+            raise self._runtime(step.name, message) from None
 
     async def _replay_prompt_less(self, until: str | None) -> None:
         """During replay, pass prompt-less steps whose entries the history left out."""
@@ -596,10 +612,10 @@ class WorkflowEngine:
             value = fn(ctx)
         except SkillkitError:
             raise
-        except Exception as error:
-            raise self._runtime(
-                step, f"its {what} callback raised {type(error).__name__}: {error}"
-            ) from None
+        except BaseException as error:
+            if not from_the_skill(error):
+                raise
+            raise self._runtime(step, f"its {what} callback raised {described(error)}") from None
         if inspect.isawaitable(value):
             close = getattr(value, "close", None)
             if close:
@@ -657,6 +673,12 @@ def validate_params(definition: SkillDefinition, params: Any) -> tuple[Any, Any]
         raise ParamsError(
             f"{where(definition.name)}invalid params: {format_validation_error(error)}"
         ) from None
+    except BaseException as error:
+        if not from_the_skill(error):
+            raise
+        raise SkillRuntimeError(
+            f"{where(definition.name)}validating params raised {described(error)}"
+        ) from None
     return value, definition.params.dump(value)
 
 
@@ -675,8 +697,9 @@ def default_refs(definition: SkillDefinition, refs: Any = None) -> Any:
     return refs
 
 
-def _first_line(error: Exception) -> str:
-    lines = str(error).strip().splitlines()
+def _first_line(error: BaseException) -> str:
+    text = described(error).removeprefix(f"{type(error).__name__}: ")
+    lines = text.strip().splitlines()
     return lines[0] if lines else type(error).__name__
 
 

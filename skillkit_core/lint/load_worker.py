@@ -435,7 +435,8 @@ def serve() -> int:
     become_subreaper()
     protocol_in, protocol_out = _claim_stdio()
     _warm_up()
-    protocol_out.write(json.dumps({"ready": True}) + "\n")
+    encoder = json.JSONEncoder()  # made before any skill module rebinds json.dumps
+    protocol_out.write(encoder.encode({"ready": True}) + "\n")
     protocol_out.flush()
     for line in protocol_in:
         if not line.strip():
@@ -443,7 +444,7 @@ def serve() -> int:
         request = json.loads(line)
         report = _check_with_limit(request["entry"], request.get("timeout"))
         _end_descendants()
-        protocol_out.write(json.dumps(_report_json(report)) + "\n")
+        protocol_out.write(encoder.encode(_report_json(report)) + "\n")
         protocol_out.flush()
     return 0
 

@@ -17,6 +17,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""skillkit's own encoder, made before any skill module is imported: a module that
+rebinds ``json.dumps`` (``functools.partial(json.dumps, indent=2)``) made every result
+span lines."""
+
 RETRYABLE_CODES = frozenset({"params", "validation"})
 """Error codes whose call the agent can correct and repeat (besides ``BadFlagValue``)."""
 
@@ -26,12 +31,12 @@ def json_line(data: Any) -> str:
     character that has none (a lone surrogate, such as the bytes of a command-line
     argument that is not UTF-8, echoed in a message) is written as its escape, ``\\xff``,
     and so are the line breaks of Unicode that JSON does not count (``\\u2028``)."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = _COMPACT.encode(data)
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            text = json.dumps(_encodable(data), separators=(",", ":"), ensure_ascii=False)
+            text = _COMPACT.encode(_encodable(data))
         if any(brk in text for brk in _UNICODE_BREAKS):
             text = text.translate(_ESCAPED_BREAKS)
     return text

@@ -257,6 +257,11 @@ def run_entry(
     except SkillkitError as error:
         _debug_traceback(err)
         return emit(error_reply(error, _step_of(argv)), out, err)
+    except KeyboardInterrupt as error:  # the loader lets it through for commands a person
+        from skillkit_core.raised import import_failure  # stops; a call answers it
+
+        message = f"cannot load {entry}: {import_failure(error)}"
+        return emit(result_reply(error_wire("entry", message, _step_of(argv))), out, err)
     return main(definition, argv, stdout=out, stderr=err)
 
 

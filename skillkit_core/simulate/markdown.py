@@ -36,7 +36,8 @@ def _json_block(value: Any) -> str:
 
 
 def _inline(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    # The encoder, not json.dumps, which the skill's module may have rebound (to indent).
+    text = json.JSONEncoder(ensure_ascii=False).encode(value)
     ticks = "``" if "`" in text else "`"
     return f"{ticks}{text}{ticks}"
 

@@ -50,11 +50,15 @@ class Client:
 
 
 @asynccontextmanager
-async def serve(entry: str, *flags: str, errlog: Path) -> AsyncIterator[Client]:
+async def serve(
+    entry: str, *flags: str, errlog: Path, env: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
+    """The MCP server of ``entry``, with ``env`` added to the SDK's default environment."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "skillkit_core.protocol", entry, "mcp", *flags],
         cwd=str(ROOT),
+        env=env,
     )
     with errlog.open("w") as err:
         async with (

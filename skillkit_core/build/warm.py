@@ -716,8 +716,14 @@ class _Calls:
             self._ended(fd)
         elif fd in self.callers:
             self.poller.unregister(fd)
+            pidfd = self.callers.pop(fd)
             with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(self.callers.pop(fd), signal.SIGKILL)
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            # And what the call started: a cold call's children are in the caller's
+            # process group, which a harness giving up kills; a warm call's are in the
+            # group the child leads (its pid stays reserved until it is reaped).
+            with contextlib.suppress(OSError):
+                os.killpg(self.children[pidfd][0], signal.SIGKILL)
 
     def _ended(self, pidfd: int) -> None:
         import contextlib

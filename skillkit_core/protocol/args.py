@@ -289,8 +289,9 @@ def _value(flag: Flag, raw: str | bool) -> Any:
     if not flag.json:
         return raw
     raw = _json_text(flag.name, raw)
+    limit = jsontext.WRAPPED_NESTING if flag.name == "history" else jsontext.MAX_NESTING
     try:
-        value = jsontext.loads(raw)
+        value = jsontext.loads(raw, limit=limit)
     except jsontext.TooDeep as error:
         raise BadFlagValue(f"--{flag.name} is {error}; flatten it") from None
     except ValueError as error:

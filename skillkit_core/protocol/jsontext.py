@@ -19,6 +19,13 @@ MAX_NESTING = 200
 """Arrays and objects nested deeper than this are refused (the MCP transport's own JSON
 parser stops at about 250)."""
 
+WRAPPED_NESTING = MAX_NESTING + 3
+"""The limit of JSON that holds answers inside skillkit's own wrapping: a ``--history``
+(a list of entries, each an object around the response) and a session file's lines (a
+result's ``completed``, an ``autoAdvanced`` list of entries). An answer accepted at
+:data:`MAX_NESTING` levels must be accepted again there: it was refused as history, and
+a session rebuilt without its snapshot took skillkit's own result line for unusable."""
+
 _TOKEN = r'"(?:[^"\\]|\\.)*"|[{}\[\]]'
 _token: re.Pattern[str] | None = None
 
@@ -34,20 +41,20 @@ class TooDeep(ValueError):
     """JSON text nested deeper than :data:`MAX_NESTING` levels."""
 
 
-def loads(text: str, **options: Any) -> Any:
-    """``json.loads(text, **options)``, refusing text nested deeper than
-    :data:`MAX_NESTING` levels with :class:`TooDeep`, and with a ``ValueError``: what is
+def loads(text: str, *, limit: int = MAX_NESTING, **options: Any) -> Any:
+    """``json.loads(text, **options)``, refusing text nested deeper than ``limit`` levels
+    with :class:`TooDeep`, and with a ``ValueError``: what is
     not JSON although Python's parser takes it (``NaN``, ``Infinity``, a number beyond a
     64-bit float), an integer of more digits than Python converts, and a string that is
     not Unicode text (a lone surrogate, escaped as ``\\ud800`` or left in a command-line
     argument by bytes that are not UTF-8), which could not be written back out."""
-    check_nesting(text)
+    check_nesting(text, limit)
     options.setdefault("parse_constant", _no_constant)
     options.setdefault("parse_float", _finite_float)
     try:
         value = json.loads(text, **options)
     except RecursionError:  # a nesting the scan did not see; never a crash
-        raise TooDeep(_too_deep_message()) from None
+        raise TooDeep(_too_deep_message(limit)) from None
     except json.JSONDecodeError:
         raise
     except ValueError as error:  # int(): a number of more digits than Python converts

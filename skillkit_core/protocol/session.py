@@ -204,7 +204,7 @@ def _split(data: bytes, first_number: int, offset: int) -> list[_Line]:
             lines.append(_Line(number, None, "blank"))
             continue
         try:
-            value = jsontext.loads(raw.decode("utf-8"))
+            value = jsontext.loads(raw.decode("utf-8"), limit=jsontext.WRAPPED_NESTING)
         except jsontext.TooDeep as error:
             lines.append(_Line(number, None, str(error)))
             continue

@@ -442,6 +442,37 @@ def test_a_call_whose_caller_is_killed_ends_with_it(
         go.unlink()
 
 
+def test_what_a_call_started_ends_with_it_when_its_caller_is_killed(
+    skill: Path, env: dict[str, str], warm_dir: Path, tmp_path: Path
+) -> None:
+    # A harness kills the process group of a call it gives up on: a cold call's children
+    # are in it, a warm call's were in the warm child's group and lived on (holding the
+    # caller's stderr open).
+    warmed(skill, env, warm_dir)
+    for name, mode in (("cold", cold(env)), ("warm", env)):
+        started, pid_file = tmp_path / f"{name}-started", tmp_path / f"{name}-sleep"
+        code = (
+            "import subprocess, time\n"
+            "child = subprocess.Popen(['sleep', '300'])\n"
+            f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+            f"open({str(started)!r}, 'w').close()\n"
+            "time.sleep(60)\n"
+        )
+        process = running(skill, code, mode, started, start_new_session=True)
+        sleeper = int(pid_file.read_text())
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=45)
+        assert wait_until(lambda pid=sleeper: not _alive(pid), 10), name
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 EXITS = [
     "os._exit(3)",
     "sys.exit(5)",

@@ -87,9 +87,9 @@ def test_output_given_as_a_flag_notes_the_lines_it_supersedes(tmp_path: Path) ->
 POISON = {
     "nested 3,000 deep": (
         '{"type":"output","step":"choose","output":' + deep(3000) + "}",
-        "nested more than 200 levels deep",
+        "nested more than 203 levels deep",
     ),
-    "nested 100,000 deep": (deep(100_000), "nested more than 200 levels deep"),
+    "nested 100,000 deep": (deep(100_000), "nested more than 203 levels deep"),
     "a lone surrogate": (
         '{"type":"output","step":"choose","output":{"target":"\\ud800"}}',
         "a string holds a lone surrogate",
@@ -162,7 +162,7 @@ def test_a_poisoned_line_does_not_break_a_skill_with_actions(tmp_path: Path) -> 
     assert refused.code == 0, refused.describe()
     assert notes(refused.stderr) == ["skillkit: note: line 3 is superseded by line 4; ignoring it"]
     answer = result_of(session.line(int(refused.stdout)))
-    assert "line 4 of the session file is nested more than 200" in answer["message"]
+    assert "line 4 of the session file is nested more than 203" in answer["message"]
     session.write_output("ask", {"part": "docs", "again": False})
     call = session.advance()
     assert call.code == 0, call.describe()
@@ -235,3 +235,54 @@ def test_a_number_no_json_reader_takes_is_a_usage_error(number: str, problem: st
     assert call.json["error"] == "usage" and call.json["retry"] is True, call.json
     assert call.json["message"] == f"--output is not valid JSON: {problem}"
     assert "Infinity" not in call.stdout.replace(problem, "")
+
+
+TREE_SKILL = """\
+from pydantic import BaseModel
+
+from skillkit_core import skill, terminal
+
+
+class Node(BaseModel):
+    name: str
+    children: list["Node"] = []
+
+
+tree = (
+    skill(name="tree", entry="one", description="Takes a tree as its answer.")
+    .step("one", prompt="Give a tree.", response=Node, next="two")
+    .step("two", prompt="Give another.", response=Node, next=terminal)
+    .build()
+)
+"""
+
+
+def _tree(levels: int) -> dict:
+    """A ``Node`` whose JSON is nested ``levels`` deep (an object and a list per node)."""
+    node: dict = {"name": "leaf"}
+    for _ in range(levels // 2 - 1):
+        node = {"name": "n", "children": [node]}
+    return node
+
+
+def test_an_answer_at_the_nesting_limit_can_be_replayed(tmp_path: Path) -> None:
+    # Accepted at 200 levels, it came back as history 202 deep (refused, with no way to
+    # comply) and as session lines 201 and 202 deep, which a rebuild without the snapshot
+    # took for unusable agent lines: the run silently went back a step.
+    entry = tmp_path / "tree.py"
+    entry.write_text(TREE_SKILL)
+    answer = json.dumps(_tree(200))
+    assert len(answer) and answer.count("[") == 99  # 200 levels: 100 objects, 99 lists
+    first = run(str(entry), "advance", "--step", "one", "--output", answer, "--history", "[]")
+    assert first.code == 0, first.describe()
+    history = json.dumps([first.json["completed"]])
+    second = run(str(entry), "advance", "--step", "two", "--output", answer, "--history", history)
+    assert second.code == 0 and second.json["kind"] == "done", second.describe()
+
+    session, _ = start_session(str(entry), tmp_path / "s")
+    call = session.advance("--step", "one", "--output", answer)
+    assert result_of(session.line(int(call.stdout)))["step"] == "two"
+    (session.folder / f"skill-kit-{session.session_id}.snapshot.json").unlink()
+    call = session.advance("--step", "two", "--output", answer)
+    assert call.code == 0 and notes(call.stderr) == [], call.describe()
+    assert result_of(session.line(int(call.stdout)))["kind"] == "done"

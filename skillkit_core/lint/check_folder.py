@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from skillkit_core import path_text
 from skillkit_core.lint.diagnostic import UNREADABLE as UNREADABLE
-from skillkit_core.lint.diagnostic import LintDiagnostic
+from skillkit_core.lint.diagnostic import LintDiagnostic, text_digest
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.listing import SPECIAL_FILE
@@ -98,8 +98,6 @@ def _based_on_what_was_read(folder: SkillFolder, diagnostic: LintDiagnostic) -> 
     fix = diagnostic.fix
     if fix is None or not fix.edits:
         return diagnostic
-    from skillkit_core.lint.fixing import text_digest
-
     stamps = []
     for file in dict.fromkeys(edit.file or diagnostic.file for edit in fix.edits):
         text = None if file is None else folder.checked_text(file)

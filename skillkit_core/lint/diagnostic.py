@@ -55,8 +55,8 @@ class Fix(NamedTuple):
     loop's way out): offered to choose from, never applied by ``--fix``.
 
     ``based_on`` pairs each file the edits change with the digest of its text as the
-    check read it (:func:`skillkit_core.lint.fixing.text_digest`): ``--fix`` refuses a
-    file that changed since, where the edits' positions no longer hold."""
+    check read it (:func:`text_digest`): ``--fix`` refuses a file that changed since,
+    where the edits' positions no longer hold."""
 
     title: str
     edits: tuple[TextEdit, ...]
@@ -77,3 +77,11 @@ class LintDiagnostic(NamedTuple):
     range: SourceRange | None = None
     fix: Fix | None = None
     suggestions: tuple[Fix, ...] = ()
+
+
+def text_digest(text: str) -> str:
+    """The digest ``Fix.based_on`` keeps of a file's text (after any byte-order mark)."""
+    from skillkit_core.fast_hash import blake2b
+
+    data = text.removeprefix("\ufeff").encode("utf-8", "surrogatepass")
+    return blake2b(data, digest_size=16).hexdigest()

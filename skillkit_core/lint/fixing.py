@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillkit_core.lint.diagnostic import LintDiagnostic, TextEdit
+from skillkit_core.lint.diagnostic import LintDiagnostic, TextEdit, text_digest
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -78,14 +78,6 @@ def make_executable(file: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def text_digest(text: str) -> str:
-    """The digest ``Fix.based_on`` keeps of a file's text (after any byte-order mark)."""
-    from skillkit_core.fast_hash import blake2b
-
-    data = text.removeprefix("\ufeff").encode("utf-8", "surrogatepass")
-    return blake2b(data, digest_size=16).hexdigest()
 
 
 def _apply_to_file(path: Path, edits: list[TextEdit], read_as: set[str]) -> bool:

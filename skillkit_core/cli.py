@@ -190,7 +190,7 @@ def check(
     fix: Annotated[bool, typer.Option("--fix", help="Apply safe fixes, then report.")] = False,
     hosts: Annotated[bool, typer.Option("--hosts", help="Show host compatibility.")] = False,
     config: Annotated[
-        str | None, typer.Option(help="pyproject.toml to read [tool.skillkit] from.")
+        str | None, typer.Option(help="pyproject.toml to read \\[tool.skillkit] from.")
     ] = None,
     no_cache: Annotated[
         bool,
@@ -555,7 +555,21 @@ def _one_line_summaries() -> None:
             info.short_help = " ".join(doc.split("\n\n")[0].split())
 
 
+def _flags_without_a_type() -> None:
+    """Show no type beside a flag in help: typer (0.29) shows ``--strict <bool>``, which
+    reads as an option that takes a value (``--strict true`` then checks a path 'true')."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
 _one_line_summaries()
+_flags_without_a_type()
 
 
 if __name__ == "__main__":

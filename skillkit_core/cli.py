@@ -201,7 +201,8 @@ def check(
         ),
     ] = False,
 ) -> None:
-    """Lint skills: exit 0 when clean, 1 on errors (or warnings with --strict), 2 on misuse."""
+    """Lint skills: exit 0 when clean, 1 on errors (or warnings with --strict), 2 on misuse,
+    3 when a path holds no skill."""
     from skillkit_core.lint.check_command import execute
 
     code = execute(

@@ -33,6 +33,7 @@ from skillkit_core.errors import (
     where,
 )
 from skillkit_core.hosts import Handshake
+from skillkit_core.raised import described, from_the_skill
 from skillkit_core.records import wrap
 
 SEPARATOR = "/"
@@ -49,12 +50,15 @@ def topic_content(
         return topic.content
     try:
         content = topic.content(StepContext(refs=refs, host=host or Handshake()))
-    except SkillkitError:
-        raise
-    except Exception as error:
+    except SkillkitError as error:  # a refused reference path, say: as a step prompt's
         raise SkillRuntimeError(
-            f"{where(owner.name)}topic '{topic.name}' content raised "
-            f"{type(error).__name__}: {error}"
+            f"{where(owner.name)}topic '{topic.name}' content could not be built: {error.message}"
+        ) from None
+    except BaseException as error:
+        if not from_the_skill(error):
+            raise
+        raise SkillRuntimeError(
+            f"{where(owner.name)}topic '{topic.name}' content raised {described(error)}"
         ) from None
     if not isinstance(content, str):
         raise SkillRuntimeError(
@@ -252,10 +256,12 @@ class CompositeEngine:
             return registration.params(response, redirect.store)
         except SkillkitError:
             raise
-        except Exception as error:
+        except BaseException as error:
+            if not from_the_skill(error):
+                raise
             raise ParamsError(
                 f"{where(self.definition.name)}params mapping of sub-skill '{name}' raised "
-                f"{type(error).__name__}: {error}"
+                f"{described(error)}"
             ) from None
 
     async def _resolve(

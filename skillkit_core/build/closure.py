@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillkit_core.errors import BuildError
 
@@ -416,10 +417,12 @@ def _add_requirements(closure: Closure, environments: list[dict[str, str]]) -> N
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    todo = [(name, set(extras)) for name, extras in closure.distributions.items()]
+    todo: list[tuple[str, set[str], Any]] = [
+        (name, set(extras), None) for name, extras in closure.distributions.items()
+    ]
     done: dict[str, set[str]] = {}
     while todo:
-        name, extras = todo.pop()
+        name, extras, wanted = todo.pop()
         key = canonicalize_name(name)
         if key in done and extras <= done[key]:
             continue
@@ -427,16 +430,42 @@ def _add_requirements(closure: Closure, environments: list[dict[str, str]]) -> N
         try:
             dist = distribution(name)
         except PackageNotFoundError:
-            closure.warnings.append(f"distribution '{name}' is required but not installed")
-            continue
+            raise BuildError(_not_installed(name, wanted, environments)) from None
         for text in dist.requires or ():
             try:
                 requirement = Requirement(text)
             except InvalidRequirement:
                 continue
             if _needed(requirement, done[key], environments):
-                todo.append((requirement.name, set(requirement.extras)))
+                todo.append((requirement.name, set(requirement.extras), (name, requirement)))
     closure.distributions = {name: extras for name, extras in sorted(done.items())}
+
+
+def _not_installed(name: str, wanted: Any, environments: list[dict[str, str]]) -> str:
+    """Why a distribution the bundle needs cannot be bundled: it is not installed here
+    (skillkit bundles the distributions of the environment it runs in), with who needs it
+    and, for one only another system needs (pywin32 for mcp on Windows), what to do."""
+    if wanted is None:
+        return f"distribution '{name}' is not installed"
+    parent, requirement = wanted
+    marker = getattr(requirement, "marker", None)
+    systems = sorted(
+        {
+            env.get("platform_system", "")
+            for env in environments or [{}]
+            if marker is None or marker.evaluate({**env, "extra": ""})
+        }
+        - {""}
+    )
+    here = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(sys.platform, "")
+    needed = f"'{parent}' requires '{name}'" + (f" on {', '.join(systems)}" if systems else "")
+    if systems and here not in systems:
+        return (
+            f"{needed}, which is not installed here and cannot be on this system (skillkit "
+            "bundles the distributions of the environment it runs in): build for "
+            f"{' and '.join(systems)} on {' or '.join(systems)}, or leave it out of --targets"
+        )
+    return f"{needed}, which is not installed here: install it, then build again"
 
 
 def _needed(requirement: object, extras: set[str], environments: list[dict[str, str]]) -> bool:

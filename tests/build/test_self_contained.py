@@ -17,6 +17,7 @@ import pytest
 
 from skillkit_core.build.pipeline import BuildOptions, build_skill
 from skillkit_core.build.targets import current_python, current_target_id
+from skillkit_core.errors import BuildError
 from tests.build.conftest import BUILD_CACHE
 from tests.protocol.support import DEPLOY_CHECK, HELP_DESK
 
@@ -150,3 +151,19 @@ def test_an_old_python_gets_a_clear_json_error_not_a_syntax_error(
     assert "deploy-check needs Python 3.11 or newer" in error["message"]
     assert "is Python 3.9" in error["message"]
     assert captured.err.startswith("skillkit: error[python]:")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="checks a build for Windows made elsewhere")
+def test_a_target_needing_a_distribution_only_its_system_has_says_so(tmp_path: Path) -> None:
+    # mcp requires pywin32 on Windows, which cannot be installed here: the build said
+    # "distribution 'pywin32' is not installed" as if a pip install would do.
+    options = BuildOptions(
+        DEPLOY_CHECK, tmp_path / "deploy-check", targets=("windows-x64",), cache_dir=BUILD_CACHE
+    )
+    with pytest.raises(BuildError) as refused:
+        build_skill(options)
+    assert refused.value.message == (
+        "'mcp' requires 'pywin32' on Windows, which is not installed here and cannot be on "
+        "this system (skillkit bundles the distributions of the environment it runs in): "
+        "build for Windows on Windows, or leave it out of --targets"
+    )

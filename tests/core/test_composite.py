@@ -295,6 +295,6 @@ async def test_a_topic_whose_content_fails_leaves_the_dispatcher_step_current() 
     run = CompositeEngine(definition, refs=MappingReferences({}))
     await run.start()
     result = await run.advance("a", {"to": "missing"})
-    assert result.kind == "error" and result.error == "refs" and result.retry is False
+    assert result.kind == "error" and result.error == "runtime" and result.retry is False
     assert "gone.md" in result.message and run.current == "a" and not run.finished
     assert (await run.advance("a", {"to": "known"})).kind == "done"

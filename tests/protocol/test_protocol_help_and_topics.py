@@ -80,4 +80,5 @@ def test_topic_content_comes_from_the_built_folder(tmp_path) -> None:
 def test_unreadable_topic_is_an_error_result(tmp_path) -> None:
     call = run(HANDBOOK, "topic", "style", env={"SKILL_DIR": str(tmp_path)})
     assert call.code == 1
-    assert call.json["error"] == "refs" and "style.md" in call.json["message"]
+    # As a step prompt's: a runtime error (the protocol has no "refs" kind).
+    assert call.json["error"] == "runtime" and "style.md" in call.json["message"]

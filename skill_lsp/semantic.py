@@ -260,17 +260,12 @@ class SemanticLayer:
                     )
                     rendered = answer.get("rendered", []) if isinstance(answer, dict) else []
                 except WorkerTimeout:
-                    rendered = [
-                        {
-                            "definition": d,
-                            "name": n,
-                            "prompt": None,
-                            "notes": ["rendering timed out"],
-                        }
-                        for d, n in chunk
-                    ]
-                except WorkerError:
-                    return
+                    rendered = _not_rendered(chunk, "rendering timed out")
+                except WorkerError as error:
+                    # The worker died rendering one of them (os._exit in a prompt, say):
+                    # the steps say so, where they said "Rendering…" for good, and the
+                    # next chunk gets a fresh worker.
+                    rendered = _not_rendered(chunk, f"rendering failed: {error}")
             cached.payload = _with_rendered(cached.payload, chunk, rendered)
             current = self.server.documents.get(uri)
             if current is None or current.version != version:
@@ -362,6 +357,11 @@ class SemanticLayer:
         """Run a command's work (simulate, preview) in the worker, after queued analyses."""
         async with self._serial:
             return await self.manager.call(op, arguments, timeout)
+
+
+def _not_rendered(chunk: list[Any], note: str) -> list[dict[str, Any]]:
+    """The answer for steps whose prompts could not be rendered, and why."""
+    return [{"definition": d, "name": n, "prompt": None, "notes": [note]} for d, n in chunk]
 
 
 def _pending_steps(payload: dict[str, Any]) -> list[list[Any]]:

@@ -35,7 +35,6 @@ CHECK = "skillkit.check"
 SET_HOST = "skillkit.setHost"
 RESTART_WORKER = "skillkit.restartWorker"
 MAKE_EXECUTABLE = "skillkit.makeExecutable"
-COMMAND_TIMEOUT = 120.0
 BUILD_TIMEOUT = 600.0
 _tokens = itertools.count(1)
 
@@ -230,7 +229,9 @@ async def _in_worker(ls: Any, op: str, request: dict[str, Any]) -> dict[str, Any
     from skill_lsp.worker.manager import WorkerError
 
     try:
-        answer = await ls.semantic.run_command(op, request, COMMAND_TIMEOUT)
+        # worker.timeout, as for every request the worker serves (it was a fixed 120 s,
+        # for which a looping `next` held the analysis of every other document).
+        answer = await ls.semantic.run_command(op, request, ls.settings.worker_timeout)
     except WorkerError as error:
         raise JsonRpcRequestFailed(f"{op} failed: {error}") from None
     if not isinstance(answer, dict):

@@ -22,6 +22,9 @@ from skillkit_core.source.model import Target
 _STRING = re.compile(r"""(?P<q>["'])(?P<value>[^"'\\\r\n]*)(?P=q)""")
 PREVIEW_LINES = 12
 MAX_SCHEMA_CHARS = 4000
+MAX_PROMPT_CHARS = 100_000
+"""A rendered prompt longer than this is cut in a hover: a prompt function returning
+100 MB sent it whole, and the hovers and diagnostics of other files waited behind it."""
 
 
 def register(server: Any) -> None:
@@ -157,6 +160,10 @@ def _semantic_step_parts(info: dict[str, Any], host: str) -> list[str]:
                 entry.get("step") for entry in example.get("store", ()) if isinstance(entry, dict)
             ]
             label += f": example results of {', '.join(store)})" if store else ")"
+        if len(prompt) > MAX_PROMPT_CHARS:
+            more = len(prompt) - MAX_PROMPT_CHARS
+            label += f", its first {MAX_PROMPT_CHARS:,} characters ({more:,} more: preview it)"
+            prompt = prompt[:MAX_PROMPT_CHARS] + "\n…"
         parts.append(f"{label}:\n{fenced(prompt, 'xml')}")
     elif info.get("pending"):
         parts.append(f"*Rendering this dynamic prompt for `{host}` against example data…*")

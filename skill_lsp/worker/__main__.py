@@ -54,8 +54,7 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
     try:
         return {"id": ident, "ok": True, "result": handle(request)}
     except BaseException as error:  # the author's code may raise anything, even SystemExit
-        if isinstance(error, KeyboardInterrupt):
-            raise
+        # or KeyboardInterrupt (the worker runs in a session of its own: no terminal's ^C)
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         return {"id": ident, "ok": False, "error": detail}
 

@@ -8,11 +8,13 @@ skillkit itself stay imported (they cannot have changed, and re-importing them i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import sysconfig
 import traceback
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,13 +117,17 @@ def execute(path: str, text: str, root: str | None) -> Loaded:
     module.__file__ = path
     namespace = module.__dict__
     saved_path, saved_argv = list(sys.path), sys.argv
+    # Process-wide state a module may change for itself, which leaked into the analysis
+    # of every other document in this worker (a recursion limit of 50, warnings turned
+    # into errors, a working folder of '/'): put back once it is loaded.
+    saved_limit, saved_cwd = sys.getrecursionlimit(), _cwd()
     sys.path[:0] = [entry for entry in dict.fromkeys((folder, root)) if entry]
     sys.argv = [path]
     sys.modules[name] = module
     error: LoadError | None = None
     try:
         code = compile(text, path, "exec", dont_inherit=True)
-        with lenient_builds():
+        with lenient_builds(), warnings.catch_warnings():
             exec(code, namespace)
     except SyntaxError as problem:
         line = (problem.lineno or 1) - 1
@@ -133,14 +139,24 @@ def execute(path: str, text: str, root: str | None) -> Loaded:
             f"the module called sys.exit({stop.code!r}) while being imported",
             _error_line(stop, path),
         )
-    except KeyboardInterrupt:
-        raise
-    except BaseException as problem:
+    except BaseException as problem:  # KeyboardInterrupt too: the worker, in a session of
+        # its own, gets no ^C from a terminal, so only the module raises it
         error = LoadError("exception", _describe(problem), _error_line(problem, path))
     finally:
         sys.path[:] = saved_path
         sys.argv = saved_argv
+        sys.setrecursionlimit(saved_limit)
+        if saved_cwd is not None and _cwd() != saved_cwd:
+            with contextlib.suppress(OSError):
+                os.chdir(saved_cwd)
     return Loaded(namespace, error, find_definitions(namespace))
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed
+        return None
 
 
 def find_definitions(namespace: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:

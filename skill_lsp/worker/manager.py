@@ -182,6 +182,12 @@ class WorkerManager:
                 except (ValueError, asyncio.LimitOverrunError) as error:
                     await self._kill()
                     raise WorkerCrashed(f"the worker's answer was unreadable: {error}") from None
+                except asyncio.CancelledError:
+                    # The caller gave up (a cancelled simulate): the worker is still busy
+                    # with it, and the next request, waiting behind it, was blamed for
+                    # the time. The next one gets a fresh worker.
+                    await asyncio.shield(self._kill())
+                    raise
                 if not line:
                     code = await self._reap()
                     self.restarts += 1

@@ -155,3 +155,56 @@ async def test_a_check_of_a_uri_with_a_nul_is_invalid_params(client: LanguageCli
     with pytest.raises(JsonRpcException) as raised:
         await _run(client, "skillkit.check", {"uri": uri_of(client.root) + "/%00.py"})
     assert raised.value.code == -32602 and "names no file" in raised.value.message
+
+
+LOOPING_NEXT = """\
+from pydantic import BaseModel
+
+from skillkit_core import skill, terminal
+
+
+class A(BaseModel):
+    x: int
+
+
+def forever(ctx):
+    while True:
+        pass
+
+
+flow = (
+    skill(name="loops", entry="a")
+    .step("a", prompt="A", response=A, next=forever)
+    .step("b", prompt="B", response=A, next=terminal)
+    .build()
+)
+"""
+
+
+async def test_a_simulate_that_never_ends_stops_at_the_workers_time_limit(
+    client: LanguageClient,
+) -> None:
+    # A fixed 120 s applied, not worker.timeout (20 s for these clients), and every other
+    # document's analysis waited behind it.
+    import asyncio
+    import time
+
+    path = client.root / "deploy" / "loops.py"
+    path.write_text(LOOPING_NEXT, encoding="utf-8")
+    uri = open_file(client, path)
+    started = time.monotonic()
+    with pytest.raises(JsonRpcException, match="did not finish within 20 s"):
+        await _run(client, "skillkit.simulate", {"uri": uri})
+    assert time.monotonic() - started < 60
+    # A cancelled one leaves no busy worker behind for the next document to be blamed for.
+    before = set(client.protocol._request_futures)
+    request = asyncio.ensure_future(_run(client, "skillkit.simulate", {"uri": uri}))
+    await wait_for(lambda: set(client.protocol._request_futures) - before, 10, "the request")
+    await asyncio.sleep(0.5)
+    (request_id,) = set(client.protocol._request_futures) - before
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+    with pytest.raises(JsonRpcException):
+        await request
+    good = open_file(client, client.root / "deploy" / "deploy_check.py")
+    result = await _run(client, "skillkit.simulate", {"uri": good, "skill": "deploy_check"})
+    assert result["data"]["runs"][0]["status"] == "done"

@@ -188,6 +188,9 @@ async def test_a_module_that_never_finishes_importing(client: LanguageClient) ->
         ("print('noise ' * 10000)\nname = input()\n", "EOFError"),
         ("raise SystemExit\n", "called sys.exit(None)"),
         ("import sys\nsys.setrecursionlimit(50)\ndef f(): return f()\nf()\n", "RecursionError"),
+        # The worker runs in a session of its own: only the module raises it (the worker
+        # died of it, exit code -2, and the definitions built before it were lost).
+        ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
     ],
 )
 async def test_modules_that_exit_crash_or_misbehave(
@@ -210,3 +213,68 @@ async def test_modules_that_exit_crash_or_misbehave(
     )
     assert result is None or isinstance(result, types.CompletionList)
     await asyncio.sleep(0)
+
+
+async def test_a_prompt_that_ends_the_worker_is_said_so_in_every_hover_it_held(
+    client: LanguageClient,
+) -> None:
+    # The worker died rendering: each step's hover said "Rendering…" for good.
+    path = client.root / "deploy" / "render_exit.py"
+    text = (
+        "import os\n\n"
+        "from pydantic import BaseModel\n\n"
+        "from skillkit_core import skill, terminal\n\n\n"
+        "class A(BaseModel):\n    x: int\n\n\n"
+        "def ends(ctx):\n    os._exit(3)\n\n\n"
+        'flow = (\n    skill(name="render-exit", entry="a")\n'
+        '    .step("a", prompt=ends, response=A, next="b")\n'
+        '    .step("b", prompt=lambda ctx: "B", response=A, next=terminal)\n'
+        "    .build()\n)\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    uri = open_file(client, path)
+    document = types.TextDocumentIdentifier(uri=uri)
+    line = text.splitlines().index('    .step("a", prompt=ends, response=A, next="b")')
+
+    value = ""
+    for _ in range(300):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(document, types.Position(line, 12))
+        )
+        value = hover.contents.value if hover is not None else ""
+        if "rendering failed: the analysis worker exited (exit code 3)" in value:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the hover of step 'a' never said why it was not rendered: {value}")
+
+
+async def test_what_a_module_changes_in_the_worker_does_not_reach_the_next_one(
+    client: LanguageClient,
+) -> None:
+    # Warnings made errors, a recursion limit of 60 and a working folder of '/' set by
+    # one module failed the analysis of the next (in whatever order files were opened).
+    strict = client.root / "deploy" / "strict_state.py"
+    strict.write_text(
+        "import os, sys, warnings\n\n"
+        "from skillkit_core import skill, terminal\n\n"
+        'warnings.simplefilter("error")\nsys.setrecursionlimit(60)\nos.chdir("/")\n\n'
+        'flow = skill(name="strict", entry="a").step("a", prompt="A", next=terminal).build()\n',
+        encoding="utf-8",
+    )
+    uri = open_file(client, strict)
+    await wait_for(lambda: "build-error" not in codes(client, uri), what="the strict module")
+    await asyncio.sleep(1)  # analysed by now (the next document queues behind it anyway)
+    relaxed = client.root / "deploy" / "relaxed_state.py"
+    relaxed.write_text(
+        "import json, os, warnings\n\n"
+        "from skillkit_core import skill, terminal\n\n"
+        'warnings.warn("only a warning")\n'
+        "def nest(n): return 0 if n == 0 else 1 + nest(n - 1)\n"
+        "nest(200)\n"
+        'assert os.getcwd() != "/"\n\n'
+        'flow = skill(name="relaxed", entry="a").step("a", prompt="A", next="b").build()\n',
+        encoding="utf-8",
+    )
+    other = open_file(client, relaxed)
+    found = await wait_for_codes(client, other, {"build-error"}, timeout=60)  # the worker's
+    assert "load-error" not in {d.code for d in found}, [d.message for d in found]

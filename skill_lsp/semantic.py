@@ -326,7 +326,15 @@ class SemanticLayer:
         arguments = {**self._arguments(path, text), "key": key}
         self.runs += 1
         try:
-            payload = await self.manager.call("analyze", arguments, settings.worker_timeout)
+            try:
+                payload = await self.manager.call("analyze", arguments, settings.worker_timeout)
+            except WorkerTimeout as late:
+                if late.fresh:
+                    raise
+                # The worker had run other modules: a thread one of them left running
+                # may have taken the time (the verdict was cached against this text).
+                # Once more, in the fresh worker the time-out left.
+                payload = await self.manager.call("analyze", arguments, settings.worker_timeout)
         except WorkerTimeout:
             return _Cached(
                 None,

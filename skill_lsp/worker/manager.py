@@ -39,9 +39,12 @@ class WorkerError(Exception):
 
 
 class WorkerTimeout(WorkerError):
-    """The request did not finish in time; the worker was killed."""
+    """The request did not finish in time; the worker was killed. ``fresh``: the worker
+    had run no code before this request (else what an earlier module left running, a
+    thread holding the interpreter, may be what took the time)."""
 
     kind = "timeout"
+    fresh = True
 
 
 class WorkerCrashed(WorkerError):
@@ -75,6 +78,7 @@ class WorkerManager:
         self._lock = asyncio.Lock()
         self._ids = itertools.count(1)
         self.restarts = 0
+        self.answered = 0
         self.pid: int | None = None
 
     @property
@@ -105,6 +109,7 @@ class WorkerManager:
             start_new_session=True,
         )
         self._process = process
+        self.answered = 0  # requests this process has answered
         self._stderr_task = asyncio.ensure_future(self._forward_stderr(process))
         try:
             line = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
@@ -158,6 +163,7 @@ class WorkerManager:
         """Send one request and wait at most ``timeout`` seconds for its answer."""
         async with self._lock:
             process = await self._ensure()
+            fresh = self.answered == 0
             self.output.start()
             ident = next(self._ids)
             assert process.stdin is not None and process.stdout is not None
@@ -176,9 +182,9 @@ class WorkerManager:
                 except TimeoutError:
                     await self._kill()
                     self.restarts += 1
-                    raise WorkerTimeout(
-                        f"the analysis did not finish within {timeout:g} s"
-                    ) from None
+                    late = WorkerTimeout(f"the analysis did not finish within {timeout:g} s")
+                    late.fresh = fresh
+                    raise late from None
                 except (ValueError, asyncio.LimitOverrunError) as error:
                     await self._kill()
                     raise WorkerCrashed(f"the worker's answer was unreadable: {error}") from None
@@ -198,6 +204,7 @@ class WorkerManager:
                     continue
                 if message.get("id") != ident:
                     continue  # an answer to a request whose caller gave up
+                self.answered += 1
                 if message.get("ending"):  # it ends after this answer: start afresh next
                     await self._reap()
                 if message.get("ok"):

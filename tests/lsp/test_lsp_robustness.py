@@ -278,3 +278,31 @@ async def test_what_a_module_changes_in_the_worker_does_not_reach_the_next_one(
     other = open_file(client, relaxed)
     found = await wait_for_codes(client, other, {"build-error"}, timeout=60)  # the worker's
     assert "load-error" not in {d.code for d in found}, [d.message for d in found]
+
+
+async def test_a_thread_one_module_left_running_does_not_time_out_the_next(
+    client: LanguageClient,
+) -> None:
+    # A daemon thread holding the interpreter made the next document's import time out,
+    # and "an endless loop at import time?" stayed cached against that innocent text.
+    hog = client.root / "deploy" / "hog.py"
+    hog.write_text(
+        "import re, threading, time\n\n"
+        "from skillkit_core import skill, terminal\n\n"
+        "def spin():\n    time.sleep(0.5)\n"
+        "    while True:\n        re.match(r'(a+)+$', 'a' * 26 + 'b')\n\n"
+        "threading.Thread(target=spin, daemon=True).start()\n"
+        'flow = skill(name="hog", entry="a").step("a", prompt="A", next=terminal).build()\n',
+        encoding="utf-8",
+    )
+    open_file(client, hog)
+    await asyncio.sleep(2)  # analysed, and its thread spinning
+    innocent = client.root / "deploy" / "innocent.py"
+    innocent.write_text(
+        "from skillkit_core import skill, terminal\n\n"
+        'flow = skill(name="innocent", entry="a").step("a", prompt="A", next="b").build()\n',
+        encoding="utf-8",
+    )
+    uri = open_file(client, innocent)
+    found = await wait_for_codes(client, uri, {"build-error"}, timeout=60)
+    assert "load-error" not in {d.code for d in found}, [d.message for d in found]

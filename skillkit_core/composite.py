@@ -33,7 +33,7 @@ from skillkit_core.errors import (
     where,
 )
 from skillkit_core.hosts import Handshake
-from skillkit_core.raised import described, from_the_skill
+from skillkit_core.raised import skill_raised
 from skillkit_core.records import wrap
 
 SEPARATOR = "/"
@@ -55,10 +55,8 @@ def topic_content(
             f"{where(owner.name)}topic '{topic.name}' content could not be built: {error.message}"
         ) from None
     except BaseException as error:
-        if not from_the_skill(error):
-            raise
         raise SkillRuntimeError(
-            f"{where(owner.name)}topic '{topic.name}' content raised {described(error)}"
+            f"{where(owner.name)}topic '{topic.name}' content raised {skill_raised(error)}"
         ) from None
     if not isinstance(content, str):
         raise SkillRuntimeError(
@@ -257,11 +255,9 @@ class CompositeEngine:
         except SkillkitError:
             raise
         except BaseException as error:
-            if not from_the_skill(error):
-                raise
             raise ParamsError(
                 f"{where(self.definition.name)}params mapping of sub-skill '{name}' raised "
-                f"{described(error)}"
+                f"{skill_raised(error)}"
             ) from None
 
     async def _resolve(

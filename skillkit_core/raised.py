@@ -13,11 +13,14 @@ from __future__ import annotations
 import sys
 
 
-def from_the_skill(error: BaseException) -> bool:
-    """Whether ``error``, raised by skill code, is the skill's to report (all but an
-    asyncio cancellation)."""
+def skill_raised(error: BaseException) -> str:
+    """What skill code raised, for its error result (:func:`described`), called in the
+    ``except BaseException`` around the skill's code: an asyncio cancellation is not the
+    skill's to report, and is raised again."""
     asyncio = sys.modules.get("asyncio")  # not imported: nothing can be cancelled
-    return asyncio is None or not isinstance(error, asyncio.CancelledError)
+    if asyncio is not None and isinstance(error, asyncio.CancelledError):
+        raise error
+    return described(error)
 
 
 def described(error: BaseException) -> str:

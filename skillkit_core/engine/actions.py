@@ -10,7 +10,7 @@ from typing import Any
 from skillkit_core.definitions import StepDefinition
 from skillkit_core.engine.context import CancellationSignal, StepContext
 from skillkit_core.errors import HistoryError, SkillkitError, SkillRuntimeError, where
-from skillkit_core.raised import described, from_the_skill
+from skillkit_core.raised import skill_raised
 from skillkit_core.schema import format_validation_error
 
 
@@ -149,9 +149,7 @@ async def _run(at: str, fn: Any, ctx: StepContext) -> Any:
     except SkillkitError:
         raise
     except BaseException as error:
-        if not from_the_skill(error):
-            raise
-        raise ActionError(f"{at}failed: {described(error)}") from None
+        raise ActionError(f"{at}failed: {skill_raised(error)}") from None
     return outcome
 
 
@@ -185,6 +183,4 @@ def _call(at: str, what: str, fn: Any, ctx: StepContext) -> Any:
     try:
         return fn(ctx)
     except BaseException as error:
-        if not from_the_skill(error):
-            raise
-        raise ActionError(f"{at}{what} raised {described(error)}") from None
+        raise ActionError(f"{at}{what} raised {skill_raised(error)}") from None

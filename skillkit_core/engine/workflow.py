@@ -35,7 +35,7 @@ from skillkit_core.errors import (
     where,
 )
 from skillkit_core.hosts import Handshake
-from skillkit_core.raised import described, from_the_skill
+from skillkit_core.raised import skill_raised
 from skillkit_core.schema import format_validation_error
 
 
@@ -295,10 +295,9 @@ class WorkflowEngine:
                 )
             raise _Refused(ErrorResult("validation", message, step.name, retry=True)) from None
         except BaseException as error:  # a validator that raised neither ValueError nor
-            if not from_the_skill(error):  # AssertionError: pydantic lets it through
-                raise
+            # AssertionError: pydantic lets it through
             raise self._runtime(
-                step.name, f"validating its response raised {described(error)}"
+                step.name, f"validating its response raised {skill_raised(error)}"
             ) from None
 
     async def _action(
@@ -366,8 +365,8 @@ class WorkflowEngine:
             raise self._runtime(
                 step,
                 f"save() returned {{'{key}': <{type(value).__name__}>}}, which cannot be "
-                f"stored as JSON ({_first_line(error)}); return plain data (dict, list, str, "
-                "number, bool, None) or a pydantic model instead",
+                f"stored as JSON ({_first_line(str(error) or type(error).__name__)}); return "
+                "plain data (dict, list, str, number, bool, None) or a pydantic model instead",
             ) from None
 
     def _transition(self, step: StepDefinition, ctx: StepContext) -> str | _EndOfRun:
@@ -435,10 +434,8 @@ class WorkflowEngine:
                 )
             ) from None
         except BaseException as error:
-            if not from_the_skill(error):
-                raise
             raise self._runtime(
-                step.name, f"validating the final output raised {described(error)}"
+                step.name, f"validating the final output raised {skill_raised(error)}"
             ) from None
 
     @staticmethod
@@ -550,12 +547,10 @@ class WorkflowEngine:
         try:
             return step.response.json_schema()
         except BaseException as error:  # pydantic raises several kinds; each is the author's
-            if not from_the_skill(error):
-                raise
             raise self._runtime(
                 step.name,
                 f"response={step.response.name} cannot produce a JSON Schema for the agent "
-                f"({type(error).__name__}: {_first_line(error)}); use types pydantic can "
+                f"({_first_line(skill_raised(error))}); use types pydantic can "
                 "describe as JSON",
             ) from None
 
@@ -569,9 +564,7 @@ class WorkflowEngine:
         except SkillkitError as error:
             raise self._runtime(step.name, f"its prompt could not be built: {error}") from None
         except BaseException as error:
-            if not from_the_skill(error):
-                raise
-            message = f"its prompt function raised {described(error)}"
+            message = f"its prompt function raised {skill_raised(error)}"
             raise self._runtime(step.name, message) from None
 
     async def _replay_prompt_less(self, until: str | None) -> None:
@@ -613,9 +606,7 @@ class WorkflowEngine:
         except SkillkitError:
             raise
         except BaseException as error:
-            if not from_the_skill(error):
-                raise
-            raise self._runtime(step, f"its {what} callback raised {described(error)}") from None
+            raise self._runtime(step, f"its {what} callback raised {skill_raised(error)}") from None
         if inspect.isawaitable(value):
             close = getattr(value, "close", None)
             if close:
@@ -674,10 +665,8 @@ def validate_params(definition: SkillDefinition, params: Any) -> tuple[Any, Any]
             f"{where(definition.name)}invalid params: {format_validation_error(error)}"
         ) from None
     except BaseException as error:
-        if not from_the_skill(error):
-            raise
         raise SkillRuntimeError(
-            f"{where(definition.name)}validating params raised {described(error)}"
+            f"{where(definition.name)}validating params raised {skill_raised(error)}"
         ) from None
     return value, definition.params.dump(value)
 
@@ -697,10 +686,9 @@ def default_refs(definition: SkillDefinition, refs: Any = None) -> Any:
     return refs
 
 
-def _first_line(error: BaseException) -> str:
-    text = described(error).removeprefix(f"{type(error).__name__}: ")
+def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return lines[0] if lines else text
 
 
 def _to_json(value: Any) -> Any:

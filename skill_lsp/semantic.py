@@ -135,7 +135,11 @@ class SemanticLayer:
             from skill_lsp.worker.manager import WorkerManager
 
             root = self.server.roots[0] if self.server.roots else None
-            self._manager = WorkerManager(cwd=root, log=lambda m: log_message(self.server, m))
+            self._manager = WorkerManager(
+                cwd=root,
+                log=lambda m: log_message(self.server, m),
+                memory_limit=lambda: self.server.settings.worker_memory_limit,
+            )
         return self._manager
 
     def start_soon(self) -> None:

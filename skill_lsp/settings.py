@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 DEFAULT_HOST = "claude-code"
 DEFAULT_WORKER_TIMEOUT = 10.0
+#: MiB of resident memory above which the worker is replaced after its answer.
+DEFAULT_WORKER_MEMORY_LIMIT = 1024
 Trace = Literal["off", "messages", "verbose"]
 _TRACES = ("off", "messages", "verbose")
 
@@ -36,6 +38,7 @@ class Settings:
     lint_ignore: tuple[str, ...] = ()
     trace: Trace = "off"
     worker_timeout: float = DEFAULT_WORKER_TIMEOUT
+    worker_memory_limit: int = DEFAULT_WORKER_MEMORY_LIMIT
     ignored: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -85,6 +88,15 @@ def _timeout(value: Any) -> float | None:
     return float(value) if 0.1 <= value <= 600 else None
 
 
+def _memory_limit(value: Any) -> int | None:
+    """MiB, or 0 for no limit (below 64 MiB no worker could even start)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return int(value) if value == 0 or 64 <= value <= 1 << 20 else None
+
+
 # setting key -> (Settings field, reader returning None for a bad value)
 _READERS: dict[str, tuple[str, Any]] = {
     "host": ("host", _host),
@@ -95,7 +107,11 @@ _READERS: dict[str, tuple[str, Any]] = {
     "lint.ignore": ("lint_ignore", _strings),
     "trace.server": ("trace", _trace),
     "worker.timeout": ("worker_timeout", _timeout),
+    "worker.memoryLimit": ("worker_memory_limit", _memory_limit),
 }
+
+#: Every setting the server reads, dotted (what clients must be able to send).
+SETTING_KEYS: tuple[str, ...] = tuple(_READERS)
 
 
 def merge_settings(base: Settings, values: Any, *, from_client: bool = False) -> Settings:

@@ -19,6 +19,8 @@ import threading
 import traceback
 from typing import Any, BinaryIO
 
+from skill_lsp.worker import protocol
+
 
 def _private_channel() -> tuple[BinaryIO, BinaryIO]:
     reader = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -65,6 +67,37 @@ def _answer(request: dict[str, Any]) -> dict[str, Any]:
 MAX_LEFT_THREADS = 16
 
 
+def _resident_mib() -> float:
+    """This process's resident memory now (Linux), else its peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes : KiB
+
+
+def _over_memory_limit(request: dict[str, Any]) -> bool:
+    """Whether the worker holds more memory than the request allows: the modules it keeps
+    loaded (the last few texts) and what their imports allocated stay with it, and a
+    module that allocates a gigabyte at import holds several after a few edits."""
+    limit = request.get(protocol.MEMORY_LIMIT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        return False
+    used = _resident_mib()
+    if used <= limit:
+        return False
+    print(
+        f"the analysis worker uses {used:.0f} MiB, more than worker.memoryLimit "
+        f"({limit} MiB): a fresh worker takes the next request",
+        file=sys.stderr,
+    )
+    return True
+
+
 def _end_descendants() -> None:
     """Kill whatever the request's author code started, and reap it."""
     from skillkit_core.process_tree import kill_descendants, reap_orphans
@@ -92,7 +125,7 @@ def main() -> None:
     # with PYTHONDONTWRITEBYTECODE (no __pycache__ beside the author's modules): their
     # file is in skillkit's own cache folder.
     patterns = open_patterns(write=True)
-    from skill_lsp.worker import analysis, protocol
+    from skill_lsp.worker import analysis
 
     analysis.warm_up()
     own_threads = threading.active_count()
@@ -106,11 +139,13 @@ def main() -> None:
         try:
             request = protocol.decode(line)
         except ValueError as error:
+            request = {}
             answer: dict[str, Any] = {"id": None, "ok": False, "error": f"bad request: {error}"}
         else:
             answer = _answer(request)
             _end_descendants()
         ending = threading.active_count() - own_threads > MAX_LEFT_THREADS
+        ending = _over_memory_limit(request) or ending
         if ending:
             answer["ending"] = True  # the manager starts a fresh worker for the next one
         _send(writer, protocol.encode(answer))

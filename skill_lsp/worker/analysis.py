@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from skill_lsp.worker.loader import Loaded, execute, remember_baseline
+from skill_lsp.worker.loader import Loaded, execute, remember_baseline, use_builtins
 from skill_lsp.worker.protocol import OP_ANALYZE, OP_PING, OP_PREVIEW, OP_RENDER, OP_SIMULATE
 
 _KEPT = 4
@@ -63,7 +63,10 @@ def handle(request: dict[str, Any]) -> Any:
         return {"pid": os.getpid()}
     if op not in operations:
         raise ValueError(f"unknown worker operation {op!r}")
-    return operations[op](request)
+    try:
+        return operations[op](request)
+    finally:
+        use_builtins()  # as before any module ran, for the next request
 
 
 def _load(request: dict[str, Any], *, reuse: bool = True) -> Loaded:
@@ -71,13 +74,15 @@ def _load(request: dict[str, Any], *, reuse: bool = True) -> Loaded:
     key = request.get("key")
     if reuse and isinstance(key, str) and key in _loaded:
         _loaded.move_to_end(key)
-        return _loaded[key]
-    root = request.get("root")
-    loaded = execute(str(request["path"]), str(request["text"]), str(root) if root else None)
-    if isinstance(key, str):
-        _loaded[key] = loaded
-        while len(_loaded) > _KEPT:
-            _loaded.popitem(last=False)
+        loaded = _loaded[key]
+    else:
+        root = request.get("root")
+        loaded = execute(str(request["path"]), str(request["text"]), str(root) if root else None)
+        if isinstance(key, str):
+            _loaded[key] = loaded
+            while len(_loaded) > _KEPT:
+                _loaded.popitem(last=False)
+    use_builtins(loaded.builtins)  # what the module bound there, for its own functions
     return loaded
 
 

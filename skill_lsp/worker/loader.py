@@ -8,6 +8,7 @@ skillkit itself stay imported (they cannot have changed, and re-importing them i
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import sys
@@ -22,6 +23,18 @@ from typing import Any
 _KEEP_ROOTS = frozenset({"skillkit_core", "skill_lsp", "pydantic", "pydantic_core"})
 _BUFFER_MODULE = "__skillkit_buffer__"
 _baseline: frozenset[str] = frozenset()
+_baseline_builtins: dict[str, Any] = {}
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class BuiltinsChange:
+    """What a module did to ``builtins`` while it was imported: names it bound (or
+    rebound) and baseline names it deleted. ``gettext.install()`` binds ``_``, which the
+    module's prompt functions call when rendered later."""
+
+    bound: dict[str, Any] = field(default_factory=dict)
+    deleted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,12 +63,41 @@ class Loaded:
     namespace: dict[str, Any]
     error: LoadError | None = None
     definitions: list[tuple[tuple[str, ...], Any]] = field(default_factory=list)
+    builtins: BuiltinsChange = field(default_factory=BuiltinsChange)
 
 
 def remember_baseline() -> None:
-    """Record the modules present before any author code ran (never purged)."""
-    global _baseline
+    """Record the modules and builtins present before any author code ran: the modules
+    are never purged, the builtins are put back after each request."""
+    global _baseline, _baseline_builtins
     _baseline = frozenset(sys.modules)
+    _baseline_builtins = dict(builtins.__dict__)
+
+
+def _builtins_change() -> BuiltinsChange:
+    current = builtins.__dict__
+    bound = {
+        name: value
+        for name, value in current.items()
+        if _baseline_builtins.get(name, _ABSENT) is not value
+    }
+    deleted = tuple(name for name in _baseline_builtins if name not in current)
+    return BuiltinsChange(bound, deleted)
+
+
+def use_builtins(change: BuiltinsChange | None = None) -> None:
+    """``builtins`` as before any author code ran, with ``change`` made to it: a module
+    that rebinds ``print`` or ``open`` must not do so for every other module analysed."""
+    if not _baseline_builtins:
+        return  # no baseline recorded (the loader used outside the worker)
+    current = builtins.__dict__
+    for name in [name for name in current if name not in _baseline_builtins]:
+        del current[name]
+    current.update(_baseline_builtins)
+    if change is not None:
+        current.update(change.bound)
+        for name in change.deleted:
+            current.pop(name, None)
 
 
 def _installed_roots() -> tuple[str, ...]:
@@ -111,6 +153,7 @@ def execute(path: str, text: str, root: str | None) -> Loaded:
     from skillkit_core.builder.skill import lenient_builds
 
     purge_workspace_modules()
+    use_builtins()
     folder = os.path.dirname(path)
     name = _module_name(path)
     module = types.ModuleType(name)
@@ -143,13 +186,16 @@ def execute(path: str, text: str, root: str | None) -> Loaded:
         # its own, gets no ^C from a terminal, so only the module raises it
         error = LoadError("exception", _describe(problem), _error_line(problem, path))
     finally:
+        # Undone at once (what follows here uses builtins), made again for the request.
+        change = _builtins_change()
+        use_builtins()
         sys.path[:] = saved_path
         sys.argv = saved_argv
         sys.setrecursionlimit(saved_limit)
         if saved_cwd is not None and _cwd() != saved_cwd:
             with contextlib.suppress(OSError):
                 os.chdir(saved_cwd)
-    return Loaded(namespace, error, find_definitions(namespace))
+    return Loaded(namespace, error, find_definitions(namespace), change)
 
 
 def _cwd() -> str | None:

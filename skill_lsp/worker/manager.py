@@ -68,8 +68,12 @@ class WorkerManager:
         cwd: str | None = None,
         log: Callable[[str], None] | None = None,
         python: str | None = None,
+        memory_limit: Callable[[], int] | None = None,
     ) -> None:
         self.cwd = cwd
+        #: MiB (0: none) of resident memory past which the worker is replaced after its
+        #: answer, read at each request (the setting may change).
+        self.memory_limit = memory_limit or (lambda: 0)
         self.python = python or sys.executable
         self._log = log or (lambda message: None)
         self.output = OutputLimit(self._log)
@@ -168,7 +172,9 @@ class WorkerManager:
             ident = next(self._ids)
             assert process.stdin is not None and process.stdout is not None
             try:
-                process.stdin.write(protocol.encode({"id": ident, "op": op, **arguments}))
+                request = {"id": ident, "op": op, **arguments}
+                request[protocol.MEMORY_LIMIT] = self.memory_limit()
+                process.stdin.write(protocol.encode(request))
                 await process.stdin.drain()
             except (BrokenPipeError, ConnectionResetError) as error:
                 code = await self._reap()

@@ -2,7 +2,9 @@
 
 Requests are ``{"id": N, "op": NAME, ...arguments}``; answers are ``{"id": N, "ok": true,
 "result": ...}`` or ``{"id": N, "ok": false, "error": MESSAGE}``. The worker's first line
-is ``{"ready": true, "pid": PID}`` once its imports are done.
+is ``{"ready": true, "pid": PID}`` once its imports are done. Every request carries
+``memory_limit`` (MiB, 0 for none); an answer with ``"ending": true`` is the worker's
+last (it left too many threads running, or uses more memory than that).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ OP_SIMULATE = "simulate"
 OP_PREVIEW = "preview"
 OP_RENDER = "render"
 OP_PING = "ping"
+MEMORY_LIMIT = "memory_limit"
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)

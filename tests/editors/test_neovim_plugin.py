@@ -296,3 +296,26 @@ def test_rename_of_a_skill_renames_its_folder_name_and_every_reference(skills) -
         assert "`/report-builder`" in text and "report-writer" not in text
     assert "report-builder/SKILL.md" in skills["renamed_buffers"]
     assert skills["modified"] in ({}, [])  # everything saved
+
+
+def test_the_plugin_sends_every_setting_the_server_reads(tmp_path: Path) -> None:
+    from skill_lsp.settings import SETTING_KEYS, _flatten
+
+    out = tmp_path / "settings.json"
+    lua = (
+        f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))})\n"
+        "local config = require('skillkit.config')\n"
+        "config.merge({ worker = { memory_limit = 0 } })\n"
+        "local sent = { settings = config.settings(), init = config.init_options(nil) }\n"
+        f"vim.fn.writefile({{ vim.json.encode(sent) }}, {json.dumps(str(out))})\n"
+    )
+    script = tmp_path / "settings.lua"
+    script.write_text(lua, encoding="utf-8")
+    command = [NVIM, "--headless", "--clean", "-c", f"luafile {script}", "-c", "qa!"]
+    subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    sent = json.loads(out.read_text(encoding="utf-8"))
+    # trace.server is the client's own (Neovim traces with vim.lsp.set_log_level).
+    expected = set(SETTING_KEYS) - {"trace.server"}
+    assert expected - {"workspaceTrusted"} <= set(_flatten(sent["settings"]["skillkit"]))
+    assert expected <= set(_flatten(sent["init"]))
+    assert sent["settings"]["skillkit"]["worker"] == {"timeout": 10, "memoryLimit": 0}

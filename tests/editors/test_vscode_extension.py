@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_lsp.settings import SETTING_KEYS
+
 EXTENSION = Path(__file__).parents[2] / "editors" / "vscode"
 VSIX = EXTENSION / "skillkit.vsix"
 
@@ -51,7 +53,8 @@ def test_manifest_contributes_the_palette_commands_and_settings(packaged) -> Non
     }
     assert {c["category"] for c in commands.values()} == {"Skill Kit"}
     settings = manifest["contributes"]["configuration"]["properties"]
-    for key in ("host", "tools", "executeCode", "lint.select", "lint.ignore", "trace.server"):
+    # Every setting the server reads (trust is the extension's to say, not a setting).
+    for key in set(SETTING_KEYS) - {"workspaceTrusted"}:
         entry = settings[f"skillkit.{key}"]
         assert entry["markdownDescription"] and "default" in entry and "scope" in entry
     assert manifest["capabilities"]["untrustedWorkspaces"]["supported"] == "limited"

@@ -110,7 +110,7 @@ def test_settings_read_nested_and_dotted_keys_and_ignore_bad_values() -> None:
                 "lint.ignore": ["broken-link"],
                 "executeCode": "yes",
                 "trace": {"server": "verbose"},
-                "worker": {"timeout": 5},
+                "worker": {"timeout": 5, "memoryLimit": 512.0},
             }
         },
     )
@@ -119,6 +119,14 @@ def test_settings_read_nested_and_dotted_keys_and_ignore_bad_values() -> None:
     assert settings.lint_select == ("name-*",) and settings.lint_ignore == ("broken-link",)
     assert settings.execute_code is True and settings.ignored == ("executeCode",)
     assert settings.trace == "verbose" and settings.worker_timeout == 5.0
+    assert settings.worker_memory_limit == 512
+
+
+@pytest.mark.parametrize("value", [-1, 32, 100.5, True, "512", float("inf"), float("nan")])
+def test_a_memory_limit_the_worker_could_not_run_under_is_ignored(value) -> None:
+    settings = merge_settings(Settings(), {"worker.memoryLimit": value})
+    assert settings.worker_memory_limit == Settings().worker_memory_limit
+    assert settings.ignored == ("worker.memoryLimit",)
 
 
 def test_only_the_client_may_say_the_workspace_is_trusted() -> None:
@@ -191,3 +199,65 @@ async def test_threads_the_module_leaves_are_bounded_by_a_fresh_worker(
             pids.add(manager.pid)
             assert _threads_of(manager.pid) <= MAX_LEFT_THREADS + 2
     assert len(pids) == 2  # the worker was replaced once, between two requests
+
+
+# -- memory and builtins the author's code leaves behind ------------------------------
+
+# Written, not only allocated: calloc'd zeros would not count as resident.
+ALLOCATES_AT_IMPORT = "import os\nBLOCK = os.urandom(1) * (160 << 20)\n"
+
+
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+@pytest.mark.parametrize(("limit", "replaced"), [(128, True), (0, False)])
+async def test_a_worker_over_its_memory_limit_is_replaced_after_answering(
+    tmp_path: Path, limit: int, replaced: bool
+) -> None:
+    # The worker keeps the last few loaded texts: a module allocating a gigabyte at
+    # import held four after a few edits. Over worker.memoryLimit it ends after its answer.
+    worker = WorkerManager(cwd=str(tmp_path), memory_limit=lambda: limit)
+    try:
+        answer = await worker.call("analyze", _request(tmp_path, ALLOCATES_AT_IMPORT), 60)
+        assert answer["load"] is None  # the request itself is answered
+        assert worker.running is not replaced
+    finally:
+        await worker.stop()
+
+
+BUILTINS_BOUND = """import builtins
+from skillkit_core import skill, terminal
+
+builtins._ = str.upper  # as gettext.install() binds it
+builtins.oct = lambda value: "eight"
+del builtins.bin
+
+flow = (
+    skill(name="flow", entry="hello", description="Says hello.")
+    .step("hello", prompt=lambda ctx: _("bonjour ") + oct(8), next=terminal)
+    .build()
+)
+"""
+
+BUILTINS_USED = """import builtins
+from skillkit_core import skill, terminal
+
+STATE = f"{oct(8)} {hasattr(builtins, '_')} {bin(2)}"
+flow = (
+    skill(name="other", entry="hello", description="Says what it finds.")
+    .step("hello", prompt=STATE, next=terminal)
+    .build()
+)
+"""
+
+
+async def test_builtins_a_module_changes_are_its_own(
+    manager: WorkerManager, tmp_path: Path
+) -> None:
+    bound = {**_request(tmp_path, BUILTINS_BOUND), "key": "bound"}
+    first = await manager.call("analyze", bound, 30)
+    assert first["load"] is None
+    # Another module analysed in between sees the builtins every module starts with...
+    other = await manager.call("analyze", _request(tmp_path, BUILTINS_USED), 30)
+    assert "0o10 False 0b10" in other["definitions"][0]["steps"][0]["prompt"]
+    # ...and the first module's prompt function, rendered later, still sees its own.
+    rendered = await manager.call("render", {**bound, "steps": [[0, "hello"]]}, 30)
+    assert "BONJOUR eight" in rendered["rendered"][0]["prompt"]

@@ -18,6 +18,7 @@ export interface SkillkitSettings {
   tools: string[];
   executeCode: boolean;
   lint: { select: string[]; ignore: string[] };
+  worker: { timeout: number; memoryLimit: number };
 }
 
 /** Read-only view of a configuration section (vscode.WorkspaceConfiguration fits). */
@@ -25,8 +26,20 @@ export interface ConfigurationLike {
   get<T>(section: string, defaultValue: T): T;
 }
 
+/** A number in [min, max], else the default (the server ignores other values too). */
+function bounded(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === "number" && value >= min && value <= max ? value : fallback;
+}
+
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** MiB, 0 for none; as the server reads it (a whole number, 0 or 64 and up). */
+function memoryLimit(value: unknown): number {
+  return Number.isInteger(value) && (value === 0 || bounded(value, 64, 1048576, 0) > 0)
+    ? (value as number)
+    : 1024;
 }
 
 /** The skillkit settings, with the semantic layer forced off in untrusted workspaces. */
@@ -39,6 +52,10 @@ export function readSettings(config: ConfigurationLike, trusted: boolean): Skill
     lint: {
       select: strings(config.get<unknown>("lint.select", [])),
       ignore: strings(config.get<unknown>("lint.ignore", [])),
+    },
+    worker: {
+      timeout: bounded(config.get<unknown>("worker.timeout", 10), 0.1, 600, 10),
+      memoryLimit: memoryLimit(config.get<unknown>("worker.memoryLimit", 1024)),
     },
   };
 }

@@ -17,7 +17,17 @@ test("defaults give claude-code with the semantic layer on", () => {
     tools: [],
     executeCode: true,
     lint: { select: [], ignore: [] },
+    worker: { timeout: 10, memoryLimit: 1024 },
   });
+});
+
+test("worker limits pass through; values the server would ignore become the defaults", () => {
+  const good = readSettings(config({ "worker.timeout": 30, "worker.memoryLimit": 0 }), true);
+  assert.deepEqual(good.worker, { timeout: 30, memoryLimit: 0 });
+  const bad = readSettings(config({ "worker.timeout": "30", "worker.memoryLimit": 12.5 }), true);
+  assert.deepEqual(bad.worker, { timeout: 10, memoryLimit: 1024 });
+  const low = readSettings(config({ "worker.timeout": 0, "worker.memoryLimit": 32 }), true);
+  assert.deepEqual(low.worker, { timeout: 10, memoryLimit: 1024 });
 });
 
 test("an untrusted workspace never executes code, whatever the setting says", () => {

@@ -15,6 +15,9 @@ M.defaults = {
   -- Untrusted workspaces still get every feature that only reads the files.
   trusted = false,
   lint = { select = {}, ignore = {} },
+  -- The analysis worker that imports skill modules: seconds per request, and MiB it may
+  -- hold before a fresh one takes the next request (0: no limit).
+  worker = { timeout = 10, memory_limit = 1024 },
   -- Options of :SkillkitBuild, as the server's build command takes them: single = true
   -- builds for this machine only (fast, offline); mode = "pyz" | "binary";
   -- protocol = "session" | "stateless"; output = a folder (default dist/<skill name>).
@@ -71,6 +74,7 @@ function M.settings()
       tools = o.tools,
       executeCode = o.execute_code,
       lint = { select = o.lint.select, ignore = o.lint.ignore },
+      worker = { timeout = o.worker.timeout, memoryLimit = o.worker.memory_limit },
     },
   }
 end

@@ -107,7 +107,7 @@ def _report(outcome: CheckOutcome, output_format: str, *, fix: bool, hosts: bool
                 f"Applied {fixes} {'fix' if fixes == 1 else 'fixes'} "
                 f"in {files} {'file' if files == 1 else 'files'}."
             )
-        formats.render_text(run, console)
+        formats.render_text(run, console, fixed=fix)
         if hosts:
             formats.render_hosts(run, console)
     elif output_format == "json":

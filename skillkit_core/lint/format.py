@@ -88,8 +88,11 @@ class PlainConsole:
         print(str(line), file=self.file or sys.stdout)
 
 
-def render_text(run: CheckRun, console: Console | PlainConsole, *, context: int = 1) -> None:
-    """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame."""
+def render_text(
+    run: CheckRun, console: Console | PlainConsole, *, context: int = 1, fixed: bool = False
+) -> None:
+    """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame;
+    ``fixed``: the run is what ``--fix`` left (see :func:`summary`)."""
     show = console.print if isinstance(console, PlainConsole) else _rich_printer(console)
     sources = _SourceCache()
     diagnostics, capped = shown(run.diagnostics)
@@ -108,7 +111,7 @@ def render_text(run: CheckRun, console: Console | PlainConsole, *, context: int 
         for item in more.get(group[0].file, ()):
             show(Styled(f"  {_more_text(item)}", style="dim"))
         show("")
-    show(Styled(summary(run), style="bold"))
+    show(Styled(summary(run, fixed=fixed), style="bold"))
 
 
 def _rich_printer(console: Console) -> Callable[[Styled | str], None]:
@@ -213,8 +216,10 @@ def _frame_text(file: str) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def summary(run: CheckRun) -> str:
-    """One line: counts by severity, files, fixable and suppressed findings."""
+def summary(run: CheckRun, *, fixed: bool = False) -> str:
+    """One line: counts by severity, files, fixable and suppressed findings. ``fixed``:
+    the run is what ``--fix`` left, so a fixable finding is one it refused to fix (each
+    refusal has its warning)."""
     targets = len(run.reports)
     noun = "target" if targets == 1 else "targets"
     if not run.diagnostics:
@@ -228,7 +233,9 @@ def summary(run: CheckRun) -> str:
         text = f"Found {', '.join(parts)} in {targets} {noun}."
     extras = []
     if run.fixable:
-        extras.append(f"{run.fixable} fixable with --fix")
+        extras.append(
+            f"{run.fixable} fixable but not fixed" if fixed else f"{run.fixable} fixable with --fix"
+        )
     if run.suppressed:
         extras.append(f"{run.suppressed} suppressed inline")
     return text + (f" ({'; '.join(extras)})" if extras else "")

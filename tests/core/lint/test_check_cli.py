@@ -150,6 +150,9 @@ def test_fix_never_writes_through_a_link_inside_the_skill(tmp_path: Path) -> Non
         "warning: not fixed: skills/pdf-tools/SKILL.md: a symbolic link; fix the file it "
         "leads to by hand\n"
     )
+    # What --fix refused is not offered again as "fixable with --fix".
+    assert "fixable with --fix" not in done.stdout
+    assert done.stdout.rstrip().endswith("fixable but not fixed)")
 
 
 @pytest.mark.skipif(

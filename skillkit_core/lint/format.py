@@ -100,7 +100,7 @@ def render_text(
     for item in capped:
         more.setdefault(item.file, []).append(item)
     for file, group in _by_file(diagnostics):
-        show(Styled(escape_controls(file, line_breaks=True), style="bold underline"))
+        show(Styled(_shown_path(file), style="bold underline"))
         for diagnostic in group:
             show(_headline(diagnostic))
             if diagnostic.range is not None:
@@ -125,10 +125,11 @@ def _headline(diagnostic: LintDiagnostic) -> Styled:
     where = diagnostic.file or "<unknown>"
     if diagnostic.range is not None:
         where += f":{diagnostic.range.line + 1}:{diagnostic.range.column + 1}"
-    line = Styled(f"  {escape_controls(where, line_breaks=True)}: ")
+    line = Styled(f"  {_shown_path(where)}: ")
     line.append(diagnostic.severity, style=_STYLES[diagnostic.severity])
     line.append(f" [{diagnostic.rule}] ", style="dim")
-    line.append(escape_controls(diagnostic.message))
+    first, *more = escape_controls(diagnostic.message).split("\n")
+    line.append(first)
     if diagnostic.step:
         line.append(f" (step '{escape_controls(diagnostic.step, line_breaks=True)}')", style="dim")
     if diagnostic.fix is not None:
@@ -137,7 +138,23 @@ def _headline(diagnostic: LintDiagnostic) -> Styled:
         # Fixes that may change the skill's meaning: named, never applied by --fix.
         count = len(diagnostic.suggestions)
         line.append(f" ({count} suggested fix{'es' if count > 1 else ''})", style="dim")
+    for text in more:  # a message over several lines (an exception's, say)
+        line.append(f"\n{_CONTINUED}{text}")
     return line
+
+
+# Where the later lines of a message start. CI runners read a line that starts, after its
+# leading blanks, with "::" or "##[" as a command (actions/runner ActionCommand.TryParseV2
+# and TryParse): text a skill controls must never start a line.
+_CONTINUED = "      | "
+_COMMAND_STARTS = ("::", "##[")
+
+
+def _shown_path(path: str) -> str:
+    """``path`` on one line, written from ``./`` when it would start a runner command (a
+    folder named ``::error file=README.md::forged`` made its own annotation)."""
+    shown = escape_controls(path, line_breaks=True)
+    return f"./{shown}" if shown.startswith(_COMMAND_STARTS) else shown
 
 
 def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Styled | None:

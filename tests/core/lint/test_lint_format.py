@@ -229,6 +229,26 @@ def test_control_characters_are_escaped_in_every_format(tmp_path: Path) -> None:
     assert any("\x1b[2J\x9b31m" in d["message"] for d in document["diagnostics"])
 
 
+def test_no_text_a_skill_controls_starts_a_line_a_ci_runner_reads_as_a_command(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # actions/runner takes a line that starts, after blanks, with "::" (or "##[") as a
+    # workflow command: a frontmatter key over two lines forged an annotation.
+    key = '"x\\n::error file=README.md,line=1::forged": v\n'
+    folder = "::warning file=a::folder"
+    make_skill(tmp_path, folder, {"SKILL.md": skill_md(name="folder", extra=key)})
+    monkeypatch.chdir(tmp_path)
+    run = check_paths([folder])
+    plain = io.StringIO()
+    formats.render_text(run, formats.PlainConsole(plain))
+    text = plain.getvalue()
+    for output in (text, render(run)):
+        starts = [ln.lstrip()[:3] for ln in output.splitlines()]
+        assert not [s for s in starts if s.startswith(("::", "##["))], output
+    assert f"./{folder}/SKILL.md\n" in text
+    assert "unknown frontmatter key 'x\n      | ::error file=README.md,line=1::forged'" in text
+
+
 def test_json_fix_names_the_files_it_makes_executable(tmp_path: Path) -> None:
     root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(), "scripts/run.sh": "ls\n"})
     document = json.loads(formats.render_json(check_paths([str(root)])))

@@ -154,3 +154,14 @@ def utf8(stream: Any) -> TextIO:
         with contextlib.suppress(ValueError, OSError):
             reconfigure(encoding="utf-8")
     return stream
+
+
+def readable(stream: Any) -> TextIO:
+    """The stream, writing what its encoding cannot take as ``\\uNNNN``-style escapes
+    (text for people on a console that is not UTF-8, a Windows code page say) instead of
+    failing with UnicodeEncodeError in the middle of a report."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="backslashreplace")
+    return stream

@@ -97,8 +97,12 @@ def execute(
 def _report(outcome: CheckOutcome, output_format: str, *, fix: bool, hosts: bool) -> None:
     """Print the findings of ``outcome`` in ``output_format``."""
     from skillkit_core.lint import format as formats
+    from skillkit_core.streams import readable, utf8
 
     run = outcome.run
+    # JSON, SARIF and annotations are read by programs, in UTF-8 (RFC 8259, SARIF 3.1);
+    # a Windows code page or LC_ALL=C made them a UnicodeEncodeError and an empty file.
+    utf8(sys.stdout) if output_format != "text" else readable(sys.stdout)
     if output_format == "text":
         console = _text_console(hosts)
         if fix:

@@ -94,6 +94,7 @@ def render_text(
     """Print diagnostics grouped by file, each with ``file:line:col`` and a code frame;
     ``fixed``: the run is what ``--fix`` left (see :func:`summary`)."""
     show = console.print if isinstance(console, PlainConsole) else _rich_printer(console)
+    bar = "│" if _takes(console, "│") else "|"
     sources = _SourceCache()
     diagnostics, capped = shown(run.diagnostics)
     more: dict[str | None, list[Capped]] = {}
@@ -105,7 +106,8 @@ def render_text(
             show(_headline(diagnostic))
             if diagnostic.range is not None:
                 upto = diagnostic.range.line + context + 1
-                frame = _frame(sources.lines(diagnostic.file, upto), diagnostic.range, context)
+                lines = sources.lines(diagnostic.file, upto)
+                frame = _frame(lines, diagnostic.range, context, bar)
                 if frame is not None:
                     show(frame)
         for item in more.get(group[0].file, ()):
@@ -157,7 +159,19 @@ def _shown_path(path: str) -> str:
     return f"./{shown}" if shown.startswith(_COMMAND_STARTS) else shown
 
 
-def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Styled | None:
+def _takes(console: Console | PlainConsole, text: str) -> bool:
+    """Whether ``console``'s stream can encode ``text`` (a Windows code page cannot take
+    the frame's bar)."""
+    try:
+        text.encode(getattr(console.file or sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _frame(
+    lines: list[str] | None, where: SourceRange, context: int, bar: str = "│"
+) -> Styled | None:
     """The finding's line and ``context`` lines around it, each cut to the same window of
     :data:`FRAME_WIDTH` characters around the finding's column, with a caret line."""
     if not lines or where.line >= len(lines):
@@ -173,7 +187,7 @@ def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Styled 
     for number in range(first, last + 1):
         content = lines[number]
         marker = ">" if number == where.line else " "
-        frame.append(f"  {marker} {number + 1:>{width}} │ ", style="dim")
+        frame.append(f"  {marker} {number + 1:>{width}} {bar} ", style="dim")
         before = "…" if start > 0 and content else ""
         after = "…" if len(content) > stop else ""
         frame.append(before + _shown_source(content[start:stop]) + after + "\n")
@@ -183,7 +197,7 @@ def _frame(lines: list[str] | None, where: SourceRange, context: int) -> Styled 
             column = min(where.column, len(content))
             indent = len(before) + len(_shown_source(content[start:column]))
             length = max(1, len(_shown_source(content[column:end])))
-            frame.append(f"    {'':>{width}} │ " + " " * indent, style="dim")
+            frame.append(f"    {'':>{width}} {bar} " + " " * indent, style="dim")
             frame.append("^" * length + "\n", style="bold red")
     frame.rstrip()
     return frame

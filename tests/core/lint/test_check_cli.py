@@ -341,3 +341,27 @@ def test_a_finding_on_a_fifo_or_a_device_draws_no_frame_and_does_not_wait(
     for name in ("pipe.md", "zero.md"):
         assert f"hd/references/{name}:1:1: warning [orphan-references]" in done.stdout
     assert "│" not in done.stdout  # no frame drawn from either
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "sarif", "github"])
+def test_a_stdout_that_is_not_utf8_gets_the_whole_report(tmp_path: Path, output_format) -> None:
+    # A Windows code page (cp1252 for a redirected stdout) could not take the frame's bar
+    # or a CJK link target: a UnicodeEncodeError traceback, exit 1 and an empty SARIF file.
+    body = "日本語 [日本](日本.md)\n"
+    make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=body)})
+    done = subprocess.run(
+        [sys.executable, "-m", "skillkit_core.cli", "check", "pdf-tools", "--no-cache"]
+        + ["--format", output_format],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONIOENCODING": "cp1252", "NO_COLOR": "1"},
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stderr == b"", done.stderr.decode("utf-8", "replace")
+    if output_format == "text":
+        text = done.stdout.decode("cp1252")
+        assert "link target '\\u65e5\\u672c.md' does not exist" in text
+        assert "  > 5 | \\u65e5" in text  # the frame's bar in a character cp1252 has
+    else:  # read by programs: UTF-8 whatever the locale
+        text = done.stdout.decode("utf-8")
+        assert "日本.md" in (str(json.loads(text)) if output_format != "github" else text)

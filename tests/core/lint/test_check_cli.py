@@ -349,9 +349,9 @@ def test_a_stdout_that_is_not_utf8_gets_the_whole_report(tmp_path: Path, output_
     # or a CJK link target: a UnicodeEncodeError traceback, exit 1 and an empty SARIF file.
     body = "日本語 [日本](日本.md)\n"
     make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md(body=body)})
+    command = ["check", "pdf-tools", "--no-cache", "--format", output_format]
     done = subprocess.run(
-        [sys.executable, "-m", "skillkit_core.cli", "check", "pdf-tools", "--no-cache"]
-        + ["--format", output_format],
+        [sys.executable, "-m", "skillkit_core.cli", *command],
         capture_output=True,
         cwd=tmp_path,
         env={**os.environ, "PYTHONIOENCODING": "cp1252", "NO_COLOR": "1"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from skillkit_core.definitions import (
     SUBSKILL_PREFIX,
@@ -32,16 +33,24 @@ IMAGE_FORMATS = ("svg", "png")
 DOT_TIMEOUT = 60.0
 _LABEL_LIMIT = 48
 
+NodeId: TypeAlias = str | tuple[str, str]
+"""A step's node is its name (``sub/step`` in a sub-skill), a topic's ``topic:name``; the
+start, end and ``?`` nodes are ``(kind, scope)`` pairs, which no step name can equal (a
+step named ``(start)`` took the start node's place). The writers number them all."""
+ClusterId: TypeAlias = tuple[str, str]
+"""``("subskill", name)`` or ``("topics", "")``: a sub-skill named ``topics`` is its own."""
+_TOPICS: ClusterId = ("topics", "")
+
 
 @dataclass(frozen=True)
 class Node:
     """A box in the picture. ``kind``: ``start``, ``end``, ``step``, ``gate`` (a
     prompt-less step), ``topic`` or ``unknown``."""
 
-    id: str
+    id: NodeId
     label: str
     kind: str
-    cluster: str | None = None
+    cluster: ClusterId | None = None
     terminal: bool = False
 
 
@@ -50,8 +59,8 @@ class Arrow:
     """A transition. ``style``: ``plain``, ``dynamic`` (a callable ``next``'s guess) or
     ``guard`` (a loop guard's fallback)."""
 
-    source: str
-    target: str
+    source: NodeId
+    target: NodeId
     label: str | None = None
     style: str = "plain"
 
@@ -63,12 +72,27 @@ class Diagram:
     title: str
     nodes: list[Node] = field(default_factory=list)
     arrows: list[Arrow] = field(default_factory=list)
-    clusters: dict[str, str] = field(default_factory=dict)
-    """Cluster id → caption (one per sub-skill, and one for topics)."""
+    clusters: dict[ClusterId, str] = field(default_factory=dict)
+    """Cluster → caption (one per sub-skill, and one for topics)."""
 
     def add(self, node: Node) -> None:
         if all(n.id != node.id for n in self.nodes):
             self.nodes.append(node)
+
+    def add_missing_targets(self) -> None:
+        """A node for each arrow's end that is no step (a misspelt name in a half-written
+        skill), labelled with that name (Mermaid showed the generated id instead)."""
+        for arrow in self.arrows:
+            for end in (arrow.source, arrow.target):
+                if isinstance(end, str):
+                    self.add(Node(end, end, "step"))
+
+    def numbered(self) -> tuple[dict[NodeId, str], dict[ClusterId, str]]:
+        """The writers' ids: ``n0``, ``n1``… for nodes, ``cluster_0``… for clusters (DOT
+        draws a subgraph as a box only when its id starts with ``cluster``)."""
+        nodes = {node.id: f"n{index}" for index, node in enumerate(self.nodes)}
+        clusters = {key: f"cluster_{index}" for index, key in enumerate(self.clusters)}
+        return nodes, clusters
 
 
 def render_graph(definition: SkillDefinition | ReferenceDefinition, fmt: str) -> str | bytes:
@@ -92,27 +116,23 @@ def build_diagram(definition: SkillDefinition | ReferenceDefinition) -> Diagram:
     if isinstance(definition, SkillDefinition):
         _add_skill(diagram, definition, prefix="", cluster=None)
         for sub in definition.subskills:
-            diagram.clusters[_cluster_id(sub.name)] = f"sub-skill {sub.name}"
-            _add_skill(
-                diagram, sub.definition, prefix=f"{sub.name}/", cluster=_cluster_id(sub.name)
-            )
+            cluster = ("subskill", sub.name)
+            diagram.clusters[cluster] = f"sub-skill {sub.name}"
+            _add_skill(diagram, sub.definition, prefix=f"{sub.name}/", cluster=cluster)
     if definition.topics:
-        diagram.clusters["cluster_topics"] = "topics"
+        diagram.clusters[_TOPICS] = "topics"
         for topic in definition.topics:
             label = f"topic {topic.name}\n{shorten(topic.label, _LABEL_LIMIT)}"
-            diagram.add(Node(f"{TOPIC_PREFIX}{topic.name}", label, "topic", "cluster_topics"))
+            diagram.add(Node(f"{TOPIC_PREFIX}{topic.name}", label, "topic", _TOPICS))
+    diagram.add_missing_targets()
     return diagram
 
 
-def _cluster_id(name: str) -> str:
-    return f"cluster_{name}"
-
-
 def _add_skill(
-    diagram: Diagram, skill: SkillDefinition, *, prefix: str, cluster: str | None
+    diagram: Diagram, skill: SkillDefinition, *, prefix: str, cluster: ClusterId | None
 ) -> None:
     graph = analyze_source(skill)
-    start, end = f"{prefix}(start)", f"{prefix}(end)"
+    start, end = ("start", prefix), ("end", prefix)
     diagram.add(Node(start, "start", "start", cluster))
     if skill.entry in skill.steps:
         diagram.arrows.append(Arrow(start, prefix + skill.entry))
@@ -137,8 +157,8 @@ def _add_transition(
     prefix: str,
     info: TransitionInfo,
     branches: int,
-    end: str,
-    cluster: str | None,
+    end: NodeId,
+    cluster: ClusterId | None,
 ) -> None:
     condition = shorten(info.condition, _LABEL_LIMIT) if info.condition else None
     if info.kind == "dynamic":
@@ -175,14 +195,18 @@ def _node_for(skill: SkillDefinition, prefix: str, target: str) -> str:
 
 
 def _add_unknown(
-    diagram: Diagram, skill: SkillDefinition, source: str, condition: str, cluster: str | None
+    diagram: Diagram,
+    skill: SkillDefinition,
+    source: str,
+    condition: str,
+    cluster: ClusterId | None,
 ) -> None:
     """A callable ``next`` whose code names no step: in a dispatcher it can only route to
     the registered sub-skills and topics (drawn as guesses); elsewhere a ``?`` node."""
     routes = [f"{SUBSKILL_PREFIX}{s.name}" for s in skill.subskills]
     routes += [f"{TOPIC_PREFIX}{t.name}" for t in skill.topics]
     if not routes:
-        unknown = f"{source}(?)"
+        unknown = ("unknown", source)
         diagram.add(Node(unknown, "?", "unknown", cluster))
         diagram.arrows.append(Arrow(source, unknown, condition, "dynamic"))
         return
@@ -207,17 +231,17 @@ _MERMAID_ARROWS = {"plain": "-->", "dynamic": "-.->", "guard": "-.->"}
 def to_mermaid(diagram: Diagram) -> str:
     """A Mermaid ``flowchart``: dotted arrows for callable ``next`` guesses and loop
     guards, a thick border for terminal steps, hexagons for prompt-less steps."""
-    ids = {node.id: f"n{index}" for index, node in enumerate(diagram.nodes)}
+    ids, cluster_ids = diagram.numbered()
     lines = ["flowchart TD"]
     for node in diagram.nodes:
         if node.cluster is None:
             lines.append("    " + _mermaid_node(node, ids))
     for cluster, caption in diagram.clusters.items():
-        lines.append(f'    subgraph {cluster}["{_mermaid_text(caption)}"]')
+        lines.append(f'    subgraph {cluster_ids[cluster]}["{_mermaid_text(caption)}"]')
         lines += ["        " + _mermaid_node(n, ids) for n in diagram.nodes if n.cluster == cluster]
         lines.append("    end")
     for arrow in diagram.arrows:
-        source, target = _mermaid_id(arrow.source, ids), _mermaid_id(arrow.target, ids)
+        source, target = ids[arrow.source], ids[arrow.target]
         link = _MERMAID_ARROWS[arrow.style]
         label = f"guard: {arrow.label}" if arrow.style == "guard" else arrow.label
         middle = f'|"{_mermaid_text(label)}"|' if label else ""
@@ -229,23 +253,34 @@ def to_mermaid(diagram: Diagram) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mermaid_node(node: Node, ids: dict[str, str]) -> str:
+def _mermaid_node(node: Node, ids: dict[NodeId, str]) -> str:
     opening, closing = _MERMAID_SHAPES[node.kind]
     return f"{ids[node.id]}{opening}{_mermaid_text(node.label)}{closing}"
 
 
-def _mermaid_id(name: str, ids: dict[str, str]) -> str:
-    # A target outside the diagram (a broken name in a half-written skill) still shows.
-    if name not in ids:
-        ids[name] = f"n{len(ids)}"
-    return ids[name]
+# Characters a quoted Mermaid label reads as markup, written as its entity codes ("#"
+# first: the codes hold one): "&" starts an HTML entity, "\" a "\n" line break, "`" a
+# Markdown string (Mermaid's flowchart lexer, packages/mermaid/src/diagrams/flowchart).
+_MERMAID_CODES = (
+    ("#", "#35;"),
+    ('"', "#34;"),
+    ("<", "#60;"),
+    (">", "#62;"),
+    ("&", "#38;"),
+    ("\\", "#92;"),
+    ("`", "#96;"),
+)
 
 
 def _mermaid_text(text: str) -> str:
-    """Text inside a quoted Mermaid label: entity codes for the characters it parses."""
-    for char, code in (("#", "#35;"), ('"', "#34;"), ("<", "#60;"), (">", "#62;")):
+    """Text inside a quoted Mermaid label, shown as written."""
+    for char, code in _MERMAID_CODES:
         text = text.replace(char, code)
-    return text.replace("\n", "<br/>")
+    return _one_kind_of_break(text).replace("\n", "<br/>")
+
+
+def _one_kind_of_break(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 # -- DOT -----------------------------------------------------------------------------
@@ -271,11 +306,12 @@ def to_dot(diagram: Diagram) -> str:
         '    node [fontname="Helvetica", fontsize=11];',
         '    edge [fontname="Helvetica", fontsize=9];',
     ]
-    lines += ["    " + _dot_node(n) for n in diagram.nodes if n.cluster is None]
+    ids, cluster_ids = diagram.numbered()
+    lines += ["    " + _dot_node(n, ids) for n in diagram.nodes if n.cluster is None]
     for cluster, caption in diagram.clusters.items():
-        lines.append(f"    subgraph {_dot_quote(cluster)} {{")
+        lines.append(f"    subgraph {cluster_ids[cluster]} {{")
         lines.append(f"        label={_dot_quote(caption)}; style=dashed; color=gray60;")
-        lines += ["        " + _dot_node(n) for n in diagram.nodes if n.cluster == cluster]
+        lines += ["        " + _dot_node(n, ids) for n in diagram.nodes if n.cluster == cluster]
         lines.append("    }")
     for arrow in diagram.arrows:
         attributes = [_DOT_STYLES[arrow.style]] if _DOT_STYLES[arrow.style] else []
@@ -283,22 +319,24 @@ def to_dot(diagram: Diagram) -> str:
             text = f"guard: {arrow.label}" if arrow.style == "guard" else arrow.label
             attributes.append(f"label={_dot_quote(text)}")
         suffix = f" [{', '.join(attributes)}]" if attributes else ""
-        lines.append(f"    {_dot_quote(arrow.source)} -> {_dot_quote(arrow.target)}{suffix};")
+        lines.append(f"    {ids[arrow.source]} -> {ids[arrow.target]}{suffix};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _dot_node(node: Node) -> str:
+def _dot_node(node: Node, ids: dict[NodeId, str]) -> str:
     attributes = _DOT_SHAPES[node.kind]
     if node.kind not in ("start", "end"):
         attributes += f", label={_dot_quote(node.label)}"
     if node.terminal:
         attributes += ", penwidth=2.5"
-    return f"{_dot_quote(node.id)} [{attributes}];"
+    return f"{ids[node.id]} [{attributes}];"
 
 
 def _dot_quote(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """A DOT string shown as written: Graphviz reads "&amp;"-style entities in labels."""
+    escaped = text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
+    escaped = _one_kind_of_break(escaped).replace("\n", "\\n")
     return f'"{escaped}"'
 
 

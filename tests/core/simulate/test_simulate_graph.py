@@ -32,20 +32,22 @@ def test_loop_guards_and_visit_limits_are_drawn(get_to_know_you) -> None:
     labels = {n.id: n.label for n in diagram.nodes}
     assert labels["ask-hobby"] == "ask-hobby\nmax 3 visits"
     assert labels["confirm-profile"] == "confirm-profile\nmax 10 visits (implicit)"
+    ids, _ = diagram.numbered()
     dot = to_dot(diagram)
-    assert '"ask-hobby" -> "confirm-profile" [style=dashed, color="gray40", label="guard: ' in dot
+    guard = f'{ids["ask-hobby"]} -> {ids["confirm-profile"]} [style=dashed, color="gray40", '
+    assert guard + 'label="guard: ' in dot
 
 
 def test_sub_skills_are_clusters_and_topics_are_notes(help_desk) -> None:
     diagram = build_diagram(help_desk)
     assert diagram.clusters == {
-        "cluster_doctor": "sub-skill doctor",
-        "cluster_setup": "sub-skill setup",
-        "cluster_topics": "topics",
+        ("subskill", "doctor"): "sub-skill doctor",
+        ("subskill", "setup"): "sub-skill setup",
+        ("topics", ""): "topics",
     }
     clusters = {n.id: n.cluster for n in diagram.nodes}
-    assert clusters["doctor/gate"] == "cluster_doctor"
-    assert clusters["topic:auth"] == "cluster_topics"
+    assert clusters["doctor/gate"] == ("subskill", "doctor")
+    assert clusters["topic:auth"] == ("topics", "")
     # _route builds f"subskill:{intent}" and f"topic:{intent}": every registered sub-skill
     # and topic is a route it can take, read by the graph analysis (not a guess).
     routes = {(a.target, a.label, a.style) for a in diagram.arrows if a.source == "classify"}
@@ -58,7 +60,7 @@ def test_sub_skills_are_clusters_and_topics_are_notes(help_desk) -> None:
     gate = {a.target for a in diagram.arrows if a.source == "doctor/gate"}
     assert gate >= {"doctor/report-issues", "doctor/report-clean"}
     text = render_graph(help_desk, "mermaid")
-    assert 'subgraph cluster_doctor["sub-skill doctor"]' in text
+    assert 'subgraph cluster_0["sub-skill doctor"]' in text
     assert '[/"topic auth<br/>Authentication and tokens"/]' in text
 
 
@@ -129,7 +131,71 @@ def test_an_unreadable_callable_next_points_at_a_question_mark() -> None:
         .build()
     )
     diagram = build_diagram(definition)
-    assert ("a", "a(?)", "next()") in {(a.source, a.target, a.label) for a in diagram.arrows}
+    arrows = {(a.source, a.target, a.label) for a in diagram.arrows}
+    assert ("a", ("unknown", "a"), "next()") in arrows
+
+
+def _plain_labels(dot: str) -> dict[str, str]:
+    """Each node's label as Graphviz itself reads it (``dot -Tplain``): the text drawn."""
+    import shlex
+    import subprocess
+
+    done = subprocess.run(["dot", "-Tplain"], input=dot, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    labels = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("node "):
+            fields = shlex.split(line)
+            labels[fields[1]] = fields[6]
+    return labels
+
+
+TRICKY = ["(start)", "(end)", "a(?)", "a", "x &amp; <y> & \\n", "`code` **bold**"]
+
+
+def _tricky_skill():
+    class Said(BaseModel):
+        text: str
+
+    builder = skill(name="tricky", entry="(start)")
+    for index, name in enumerate(TRICKY[:-1]):
+        builder = builder.step(name, prompt="Go.", response=Said, next=TRICKY[index + 1])
+    inner = skill(name="topics", entry="go").step("go", prompt="Go.", next=terminal).build()
+    return (
+        builder.step(TRICKY[-1], prompt="End.", response=Said, next=lambda ctx: ctx.x)
+        .subskill("topics", inner)
+        .topic("faq", label="FAQ & more", content="x")
+        .build()
+    )
+
+
+def test_every_step_has_its_own_node_whatever_its_name() -> None:
+    # Steps named "(start)", "(end)" or "a(?)" took the start, end and "?" nodes' places,
+    # and a sub-skill named "topics" merged into the topics cluster.
+    diagram = build_diagram(_tricky_skill())
+    steps = [n.label for n in diagram.nodes if n.kind == "step"]
+    assert steps == [*TRICKY, "go"]
+    assert len([n for n in diagram.nodes if n.kind == "start"]) == 2  # the skill's, topics'
+    assert list(diagram.clusters.values()) == ["sub-skill topics", "topics"]
+    ids, _ = diagram.numbered()
+    starts = [a for a in diagram.arrows if a.source == ("start", "")]
+    assert [a.target for a in starts] == ["(start)"] and ids["(start)"] != ids[("start", "")]
+
+
+@needs_dot
+def test_graphviz_shows_every_label_as_written() -> None:
+    diagram = build_diagram(_tricky_skill())
+    labels = set(_plain_labels(to_dot(diagram)).values())
+    assert set(TRICKY) <= labels
+    assert "topic faq\\nFAQ & more" in labels  # -Tplain writes a line break as \n
+
+
+def test_mermaid_labels_carry_no_markup() -> None:
+    text = render_graph(_tricky_skill(), "mermaid")
+    assert '["x #38;amp; #60;y#62; #38; #92;n"]' in text
+    assert '["#96;code#96; **bold**"]' in text
+    assert 'subgraph cluster_0["sub-skill topics"]' in text
+    assert 'subgraph cluster_1["topics"]' in text
 
 
 @needs_dot

@@ -46,3 +46,18 @@ def shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - 1)] + "…"
+
+
+_BACKTICK_RUNS = re.compile(r"`+")
+
+
+def code_span(text: object) -> str:
+    """``text`` as one Markdown code span (CommonMark 6.1) on one line: delimited by a
+    backtick run longer than any inside it, padded with a space where it starts or ends
+    with a backtick, control characters and line breaks escaped (a condition testing
+    ``"`"`` ended its span early; a step name over two lines broke its heading)."""
+    shown = escape_controls(str(text), line_breaks=True)
+    longest = max((len(run) for run in _BACKTICK_RUNS.findall(shown)), default=0)
+    marks = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{marks}{pad}{shown}{pad}{marks}"

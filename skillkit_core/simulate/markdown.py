@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from skillkit_core.safe_text import code_span
 from skillkit_core.simulate.preview import PARAMS_EXAMPLE, PARAMS_GIVEN, SkillPreview, StepPreview
 from skillkit_core.simulate.report import (
     Exploration,
@@ -43,7 +44,7 @@ def _inline(value: Any) -> str:
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names)
+    return ", ".join(code_span(n) for n in names)
 
 
 # -- preview -------------------------------------------------------------------------
@@ -72,12 +73,12 @@ def preview_markdown(preview: SkillPreview) -> str:
 
 
 def _preview_header(preview: SkillPreview) -> str:
-    lines = [f"# Preview of `{preview.name}` on {preview.host}", ""]
+    lines = [f"# Preview of {code_span(preview.name)} on {preview.host}", ""]
     if preview.description:
         lines += [f"> {preview.description}", ""]
     tools = _names(list(preview.tools)) if preview.tools else "none reported"
     lines.append(
-        f"- Kind: {preview.kind} · host: `{preview.host}` · tools: {tools} · "
+        f"- Kind: {preview.kind} · host: {code_span(preview.host)} · tools: {tools} · "
         f"subagent: {'yes' if preview.subagent else 'no'}"
     )
     lines.append(f"- Params: {_params_text(preview)}")
@@ -94,13 +95,14 @@ def _params_text(preview: SkillPreview) -> str:
 
 
 def _step(step: StepPreview) -> str:
-    title = f"### `{step.name}`"
+    title = f"### {code_span(step.name)}"
     marks = [m for m, on in (("entry", step.entry), ("unreachable", not step.reachable)) if on]
     if marks:
         title += f" ({', '.join(marks)})"
     parts = [title, _prompt_section(step)]
     if step.schema is not None:
-        parts.append(f"**Response schema** `{step.schema_name}`\n\n{_json_block(step.schema)}")
+        schema = f"**Response schema** {code_span(step.schema_name)}"
+        parts.append(f"{schema}\n\n{_json_block(step.schema)}")
     elif step.prompt_kind != "none":
         parts.append("**Response schema:** none (the agent's output is taken as it is)")
     parts.append("**Transitions**\n\n" + "\n".join(f"- {t.describe()}" for t in step.transitions))
@@ -127,7 +129,7 @@ def _prompt_section(step: StepPreview) -> str:
         if example.params_source == PARAMS_EXAMPLE:
             lines.append("- params: the example above")
         for name, data in example.store:
-            lines.append(f"- `{name}` answered {_inline(data)} (example)")
+            lines.append(f"- {code_span(name)} answered {_inline(data)} (example)")
         if not example.store:
             lines.append("- no earlier step had to run")
     return "\n".join(lines) + "\n\n" + fence(step.prompt, "xml")
@@ -152,13 +154,14 @@ def _facts(step: StepPreview) -> str:
         action = step.action
         io = ""
         if action["declared"]:
-            io = f" (input `{action['input'] or 'any'}`, output `{action['output'] or 'any'}`)"
-        lines.append(f"**Action:** `{action['name']}`{io}")
+            given, returned = (code_span(action[key] or "any") for key in ("input", "output"))
+            io = f" (input {given}, output {returned})"
+        lines.append(f"**Action:** {code_span(action['name'])}{io}")
     return "\n\n".join(lines)
 
 
 def _subskill(sub: SkillPreview) -> str:
-    head = f"## Sub-skill `{sub.name}`"
+    head = f"## Sub-skill {code_span(sub.name)}"
     if sub.description:
         head += f"\n\n> {sub.description}"
     head += f"\n\n- Params: {_params_text(sub)}"
@@ -174,7 +177,7 @@ def _subskill(sub: SkillPreview) -> str:
 def _topics(preview: SkillPreview) -> str:
     parts = ["## Topics"]
     for topic in preview.topics:
-        head = f"### `{topic.name}`: {topic.label}"
+        head = f"### {code_span(topic.name)}: {topic.label}"
         if topic.content is None:
             parts.append(head + "\n\n" + "\n".join(f"- {note}" for note in topic.notes))
         else:
@@ -202,7 +205,7 @@ def simulation_markdown(report: SimulationReport) -> str:
 
 def _simulation_header(report: SimulationReport) -> str:
     title = "All paths" if report.all_paths else "Simulation"
-    lines = [f"# {title} of `{report.skill}` on {report.host}", ""]
+    lines = [f"# {title} of {code_span(report.skill)} on {report.host}", ""]
     actions = "run for real" if report.run_actions else "not run (outputs generated)"
     lines.append(f"- Seed: {report.seed} · actions: {actions}")
     source = " (an example generated from the params schema)" if report.params_generated else ""
@@ -229,7 +232,7 @@ def _transcript(run: SimulatedRun) -> str:
 
 
 def _unsimulated(run: SimulatedRun) -> str:
-    steps = ", ".join(f"`{step}`" for step in run.stand_ins)
+    steps = ", ".join(code_span(step) for step in run.stand_ins)
     return (
         f"The action of {steps} declares no output schema, so the simulation could not make "
         "up its result and used None; the run then failed where that result was read "
@@ -240,7 +243,7 @@ def _unsimulated(run: SimulatedRun) -> str:
 
 def _turn(index: int, turn: Turn) -> str:
     lines = [
-        f"### {index}. `{turn.step}` (visit {turn.visit})",
+        f"### {index}. {code_span(turn.step)} (visit {turn.visit})",
         "",
         "The agent receives:",
         "",
@@ -265,7 +268,8 @@ def _after(transitions: list[TransitionRecord], actions: list[Any]) -> str:
             else "returned by running it"
         )
         lines.append(
-            f"- action `{action.action}` of `{action.step}` ({how}): {_inline(action.result)}"
+            f"- action {code_span(action.action)} of {code_span(action.step)} ({how}): "
+            f"{_inline(action.result)}"
         )
     for record in transitions:
         lines.append(f"- {_transition(record)}")
@@ -274,17 +278,19 @@ def _after(transitions: list[TransitionRecord], actions: list[Any]) -> str:
 
 def _transition(record: TransitionRecord) -> str:
     if record.target is None:
-        return f"`{record.source}` ends the skill (terminal)"
-    text = f"`{record.source}` → `{record.target}` ({record.via})"
+        return f"{code_span(record.source)} ends the skill (terminal)"
+    text = f"{code_span(record.source)} → {code_span(record.target)} ({record.via})"
     if record.reason == "max_visits":
-        text += f"; `{record.intended}` reached its visit limit, so its on_max_visits applied"
+        text += (
+            f"; {code_span(record.intended)} reached its visit limit, so its on_max_visits applied"
+        )
     if record.reason == "route":
         text += "; routed out of the dispatcher"
     return text
 
 
 def _summary(run: SimulatedRun) -> str:
-    visits = ", ".join(f"`{step}` ×{count}" for step, count in run.visits.items())
+    visits = ", ".join(f"{code_span(step)} ×{count}" for step, count in run.visits.items())
     lines = [
         "## Summary",
         "",
@@ -294,7 +300,8 @@ def _summary(run: SimulatedRun) -> str:
         f"- Visits: {visits}",
     ]
     if run.redirected_to:
-        lines.append(f"- Routed to {run.redirected_to['kind']} `{run.redirected_to['name']}`")
+        kind, name = run.redirected_to["kind"], code_span(run.redirected_to["name"])
+        lines.append(f"- Routed to {kind} {name}")
     return "\n".join(lines)
 
 
@@ -316,7 +323,7 @@ def _paths_table(report: SimulationReport) -> str:
         choices = _cell("; ".join(run.decisions)) or "—"
         result = run.status if run.error is None else f"error: {_cell(run.error)}"
         if run.status == "unsimulated":
-            stand_ins = ", ".join(f"`{step}`" for step in run.stand_ins)
+            stand_ins = ", ".join(code_span(step) for step in run.stand_ins)
             result = f"unsimulated: the action of {stand_ins} has no output schema (--run-actions)"
         lines.append(f"| {index} | {' → '.join(run.path)} | {result} | {choices} |")
     if explored is not None and not explored.complete:
@@ -332,8 +339,8 @@ def _cell(text: str) -> str:
 def _unexplored(explored: Exploration, bound: int) -> str:
     lines = ["Not explored:", ""]
     for item in explored.unvaried:
-        values = ", ".join(f"`{json.dumps(v)}`" for v in item.missing)
-        lines.append(f"- `{item.choice}` never took {values}: {item.reason}")
+        values = ", ".join(code_span(json.dumps(v)) for v in item.missing)
+        lines.append(f"- {code_span(item.choice)} never took {values}: {item.reason}")
     if explored.unreached:
         lines.append(
             f"- steps no run reached: {_names(explored.unreached)} (see the coverage below)"
@@ -345,13 +352,13 @@ def _unexplored(explored: Exploration, bound: int) -> str:
             else "no generated answer made its condition hold"
         )
         lines.append(
-            f"- no run went `{edge.source}` → `{edge.target}` ({edge.kind}): {why}; steer it "
-            "with --choose or a responses fixture"
+            f"- no run went {code_span(edge.source)} → {code_span(edge.target)} ({edge.kind}): "
+            f"{why}; steer it with --choose or a responses fixture"
         )
     for step in explored.opaque:
         lines.append(
-            f"- `{step}` decides its next step in code that names no step, so where else it "
-            "may go is unknown"
+            f"- {code_span(step)} decides its next step in code that names no step, so where "
+            "else it may go is unknown"
         )
     if explored.bound_reached:
         lines.append(f"- more paths exist beyond the bound of {bound} (raise --max-paths)")
@@ -363,7 +370,7 @@ def _coverage(report: SimulationReport) -> str:
     lines = ["## Coverage", ""]
     covered = len(cov.steps) - len(cov.uncovered_steps)
     lines.append(f"- Steps: {covered} of {len(cov.steps)} reached")
-    lines += [f"  - never reached: `{s}`" for s in cov.uncovered_steps]
+    lines += [f"  - never reached: {code_span(s)}" for s in cov.uncovered_steps]
     covered = len(cov.transitions) - len(cov.uncovered_transitions)
     lines.append(f"- Transitions: {covered} of {len(cov.transitions)} taken")
     for edge in cov.uncovered_transitions:
@@ -372,11 +379,12 @@ def _coverage(report: SimulationReport) -> str:
             if edge.kind == "dynamic"
             else ""
         )
-        lines.append(f"  - never taken: `{edge.source}` → `{edge.target}` ({edge.kind}){guess}")
+        edge_text = f"{code_span(edge.source)} → {code_span(edge.target)} ({edge.kind})"
+        lines.append(f"  - never taken: {edge_text}{guess}")
     if cov.routes:
         covered = len(cov.routes) - len(cov.uncovered_routes)
         lines.append(f"- Routes: {covered} of {len(cov.routes)} taken")
-        lines += [f"  - never taken: `{r}`" for r in cov.uncovered_routes]
+        lines += [f"  - never taken: {code_span(r)}" for r in cov.uncovered_routes]
     if cov.unreachable_steps:
         lines.append(f"- Unreachable in the graph: {_names(cov.unreachable_steps)}")
     return "\n".join(lines)
@@ -388,7 +396,7 @@ def _coverage(report: SimulationReport) -> str:
 def tiers_markdown(view: TierView) -> str:
     """The three tiers with their token estimates."""
     title = view.name or view.folder
-    parts = [f"# Disclosure tiers of `{title}`"]
+    parts = [f"# Disclosure tiers of {code_span(title)}"]
     if view.problems:
         parts.append("## Problems\n\n" + "\n".join(f"- {p}" for p in view.problems))
     tier1 = f"## Tier 1: listed at start-up (about {view.listing_tokens} tokens)"
@@ -420,6 +428,6 @@ def tiers_markdown(view: TierView) -> str:
         rows = ["| File | Bytes | Tokens |", "| --- | ---: | ---: |"]
         for file in view.resources:
             tokens = str(file.tokens) if file.tokens is not None else "— (binary or large)"
-            rows.append(f"| `{file.path}` | {file.size} | {tokens} |")
+            rows.append(f"| {code_span(file.path)} | {file.size} | {tokens} |")
         parts.append(f"{tier3}\n\n" + "\n".join(rows))
     return "\n\n".join(parts) + "\n"

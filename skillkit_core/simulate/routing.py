@@ -21,6 +21,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from skillkit_core.definitions import SkillDefinition, StepDefinition
+from skillkit_core.safe_text import code_span
 from skillkit_core.simulate.examples import ChoicePoint, choice_points
 
 PARAMS = "params"
@@ -74,9 +75,10 @@ class SchemaGap:
     """``ctx.response`` (its own routing) or ``the store``."""
 
     def describe(self) -> str:
-        where = "its own routing" if self.reader == self.step else f"the routing of `{self.reader}`"
+        reader = code_span(self.reader)
+        where = "its own routing" if self.reader == self.step else f"the routing of {reader}"
         return (
-            f"`{self.step}` has no response schema, but {where} reads its answer through "
+            f"{code_span(self.step)} has no response schema, but {where} reads its answer through "
             f"{self.how}: the simulation could only answer `{{}}`; give the step a response "
             "model"
         )

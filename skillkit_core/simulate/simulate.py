@@ -30,6 +30,7 @@ from skillkit_core.engine.graph_source import analyze_source
 from skillkit_core.engine.results import DoneResult, ErrorResult, PromptResult
 from skillkit_core.engine.workflow import WorkflowEngine
 from skillkit_core.hosts import Handshake, normalize_host
+from skillkit_core.safe_text import code_span
 from skillkit_core.simulate.coverage import coverage
 from skillkit_core.simulate.errors import SimulationError
 from skillkit_core.simulate.examples import canonical, example_value, is_valid, seed_for, with_value
@@ -229,7 +230,7 @@ def exploration(simulator: Simulator, report: SimulationReport) -> Exploration:
             )
         missing = tuple(v for v in choice.point.values if v not in tried and v is not MISSING)
         if missing:
-            readers = ", ".join(f"`{r}`" for r in choice.readers)
+            readers = ", ".join(code_span(r) for r in choice.readers)
             found.unvaried.append(
                 Unvaried(choice.label, missing, f"{reason} (read by the routing of {readers})")
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX, StepDefinition, Terminal
 from skillkit_core.engine.results import DoneResult
+from skillkit_core.safe_text import code_span
 from skillkit_core.simulate.report import ActionRecord, TransitionRecord
 from skillkit_core.simulate.transitions import callable_source
 
@@ -86,9 +87,9 @@ def how_it_went(
         arm = nxt[position - 1]
         if arm.when is None:
             return f"branch {position} (otherwise)", _resolve(step, arm.to)
-        return f"branch {position}: `{callable_source(arm.when)}`", _resolve(step, arm.to)
+        return f"branch {position}: {code_span(callable_source(arm.when))}", _resolve(step, arm.to)
     value = chosen[1] if chosen and chosen[0] == "next" else None
-    text = f"`{callable_source(nxt)}`"
+    text = code_span(callable_source(nxt))
     if value is None:
         return f"{text} decided", None
     return f"{text} returned '{value}'", _resolve(step, value)

@@ -16,6 +16,7 @@ from typing import Any
 
 from skillkit_core.definitions import SUBSKILL_PREFIX, TOPIC_PREFIX, StepDefinition, Terminal
 from skillkit_core.engine.graph import SkillGraph
+from skillkit_core.safe_text import code_span
 
 END = "(end)"
 """The pseudo-target of a terminal step."""
@@ -52,14 +53,14 @@ class TransitionInfo:
         """One line such as ``branch 1 → deploy when ctx.response.safe``."""
         if self.kind == "terminal":
             return "terminal: the skill ends here"
-        head = f"→ `{self.target}`"
+        head = f"→ {code_span(self.target)}"
         if self.kind == "branch":
-            when = f"when `{self.condition}`" if self.condition else "otherwise"
+            when = f"when {code_span(self.condition)}" if self.condition else "otherwise"
             return f"{head} (branch {self.position}) {when}"
         if self.kind == "dynamic":
             if self.target == UNKNOWN:
-                return f"→ ? (`{self.condition}` decides; no step name found in its code)"
-            return f"{head} (`{self.condition}` may return it)"
+                return f"→ ? ({code_span(self.condition)} decides; no step name found in its code)"
+            return f"{head} ({code_span(self.condition)} may return it)"
         if self.kind == "max_visits":
             return f"{head} (loop guard: {self.condition} of this step)"
         if self.kind == "route":

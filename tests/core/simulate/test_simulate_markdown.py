@@ -54,3 +54,45 @@ def test_json_carries_the_same_report(deploy_check) -> None:
     turn = data["runs"][0]["turns"][0]
     assert turn["received"]["kind"] == "prompt" and "preamble" in turn["received"]
     assert data["coverage"]["uncoveredTransitions"] == []
+
+
+def test_names_and_conditions_with_backticks_stay_whole_code_spans() -> None:
+    # A condition testing '"`" in ...' ended its code span early; a step name over two
+    # lines broke its heading. Judged by a CommonMark parser (markdown-it, rich's own).
+    from markdown_it import MarkdownIt
+    from pydantic import BaseModel
+
+    from skillkit_core import branch, skill, terminal
+    from skillkit_core.simulate.markdown import preview_markdown
+    from skillkit_core.simulate.preview import preview
+
+    class Said(BaseModel):
+        x: str
+
+    odd = "`code` **bold**\nnext line"
+    definition = (
+        skill(name="ticks", entry="ask")
+        .step(
+            "ask",
+            prompt="Say.",
+            response=Said,
+            next=[branch(odd, when=lambda ctx: "`" in ctx.response.x), branch("ask")],
+            max_visits=3,
+            on_max_visits=odd,
+        )
+        .step(odd, prompt="Done.", next=terminal)
+        .build()
+    )
+    text = preview_markdown(preview(definition))
+    tokens = MarkdownIt("commonmark").parse(text)
+    spans = [
+        child.content
+        for token in tokens
+        if token.type == "inline"
+        for child in token.children or ()
+        if child.type == "code_inline"
+    ]
+    assert '"`" in ctx.response.x' in spans
+    assert "`code` **bold**\\x0anext line" in spans
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert "`` `code` **bold**\\x0anext line ``" in headings

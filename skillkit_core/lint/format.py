@@ -14,6 +14,8 @@ characters are escaped (:mod:`skillkit_core.safe_text`). The summary counts ever
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -468,81 +470,142 @@ _SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def render_sarif(run: CheckRun) -> str:
-    """The run as a SARIF 2.1.0 log (columns counted in Unicode code points)."""
+    """The run as a SARIF 2.1.0 log (columns counted in Unicode code points, a lone CR a
+    line break as well), with what GitHub code scanning reads: a descriptor with help for
+    every rule a result names, a region for every result on a file, relative URIs against
+    ``%SRCROOT%`` (the working folder), and the findings left out beyond the cap as
+    notifications (code scanning showed 50 alerts and no sign of the rest)."""
+    import json
     from importlib.metadata import PackageNotFoundError, version
-
-    from skillkit_core.lint.registry import RULES
 
     try:
         tool_version = version("pyskillkit")
     except PackageNotFoundError:
         tool_version = "0"
-    diagnostics, _ = shown(run.diagnostics)
-    used = {d.rule for d in diagnostics}
-    rules = [rule for rule in RULES if rule.id in used]
-    index = {rule.id: position for position, rule in enumerate(rules)}
+    diagnostics, capped = shown(run.diagnostics)
+    rules = _sarif_rules({d.rule for d in diagnostics})
+    index = {rule["id"]: position for position, rule in enumerate(rules)}
     results = []
     for diagnostic in diagnostics:
         result: dict[str, Any] = {
             "ruleId": diagnostic.rule,
+            "ruleIndex": index[diagnostic.rule],
             "level": _SARIF_LEVELS[diagnostic.severity],
             "message": {"text": diagnostic.message},
         }
-        if diagnostic.rule in index:
-            result["ruleIndex"] = index[diagnostic.rule]
         if diagnostic.file is not None:
-            location: dict[str, Any] = {"artifactLocation": {"uri": _uri(diagnostic.file)}}
-            if diagnostic.range is not None:
-                where = diagnostic.range
-                location["region"] = {
-                    "startLine": where.line + 1,
-                    "startColumn": where.column + 1,
-                    "endLine": where.end_line + 1,
-                    "endColumn": where.end_column + 1,
-                }
-            result["locations"] = [{"physicalLocation": location}]
+            result["locations"] = [_sarif_location(diagnostic.file, diagnostic.range)]
         results.append(result)
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "skillkit",
-                        "version": tool_version,
-                        "rules": [
-                            {
-                                "id": rule.id,
-                                "shortDescription": {"text": rule.summary},
-                                "fullDescription": {"text": rule.rationale},
-                                "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
-                            }
-                            for rule in rules
-                        ],
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }
-        ],
+    notifications = [
+        {
+            "level": "note",
+            "message": {"text": _more_text(item)},
+            "associatedRule": {"id": item.rule},
+            **({"locations": [_sarif_location(item.file, None)]} if item.file else {}),
+        }
+        for item in capped
+    ]
+    sarif_run: dict[str, Any] = {
+        "tool": {"driver": {"name": "skillkit", "version": tool_version, "rules": rules}},
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+        "columnKind": "unicodeCodePoints",
+        "newlineSequences": ["\r\n", "\r", "\n"],
+        "results": results,
     }
-    import json
-
+    # Unless the working folder was removed: the relative URIs then stay unresolved.
+    with contextlib.suppress(OSError):
+        sarif_run["originalUriBaseIds"] = {_SRCROOT: {"uri": _folder_uri(os.getcwd())}}
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [sarif_run]}
     return escape_json_controls(json.dumps(log, indent=2, ensure_ascii=False))
 
 
-def _uri(file: str) -> str:
-    import os
+_SRCROOT = "%SRCROOT%"
+# Findings no rule of the registry makes (about the command line's paths): their
+# descriptors, as code scanning wants one for every result.
+_PATH_FINDINGS = {
+    "no-skill": (
+        "A path given to check holds no skill",
+        "The path holds no SKILL.md folder and no Python skill file, so nothing was checked "
+        "there (check exits 3 when nothing worse was found). Check the path, or the skill's "
+        "folder name.",
+    ),
+    "unreadable-path": (
+        "A file or folder could not be read",
+        "What cannot be read is not checked: fix its permissions, or remove the link or "
+        "special file that stands where a skill's file should be.",
+    ),
+}
+
+
+def _sarif_rules(used: set[str]) -> list[dict[str, Any]]:
+    from skillkit_core.lint.registry import RULES
+    from skillkit_core.lint.rules_doc import rule_markdown
+
+    rules = [
+        {
+            "id": rule.id,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": rule.rationale},
+            "help": {"text": rule.rationale, "markdown": rule_markdown(rule)},
+            "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
+        }
+        for rule in RULES
+        if rule.id in used
+    ]
+    known = {rule["id"] for rule in rules}
+    for rule_id in sorted(used - known):
+        summary, text = _PATH_FINDINGS.get(rule_id, (rule_id, rule_id))
+        rules.append(
+            {
+                "id": rule_id,
+                "shortDescription": {"text": summary},
+                "fullDescription": {"text": text},
+                "help": {"text": text},
+            }
+        )
+    return rules
+
+
+def _sarif_location(file: str, where: SourceRange | None) -> dict[str, Any]:
+    """A physical location: the region of ``where``, else the file's first line (code
+    scanning shows a result on a file only with a region); a folder has none."""
+    artifact = _artifact(file)
+    location: dict[str, Any] = {"artifactLocation": artifact}
+    if where is not None:
+        location["region"] = {
+            "startLine": where.line + 1,
+            "startColumn": where.column + 1,
+            "endLine": where.end_line + 1,
+            "endColumn": where.end_column + 1,
+        }
+    elif not artifact["uri"].endswith("/"):
+        location["region"] = {"startLine": 1}
+    return {"physicalLocation": location}
+
+
+def _artifact(file: str) -> dict[str, str]:
+    """An artifact location: an absolute path as a ``file:`` URI, a relative one as a
+    normalised URI reference against ``%SRCROOT%`` (``a/../b`` named ``b``), a folder's
+    ending in ``/`` (SARIF 3.4.4, 3.10)."""
     from pathlib import Path
     from urllib.parse import quote
 
-    path = Path(file)
-    if path.is_absolute():
-        return path.as_uri()
+    folder = os.path.isdir(file)
+    if os.path.isabs(file):
+        uri = Path(file).as_uri()
+        return {"uri": uri + "/" if folder and not uri.endswith("/") else uri}
     # As bytes: a name that is not UTF-8 (its bytes kept as surrogates) is quoted byte
     # for byte, as as_uri does, instead of failing to encode.
-    return quote(os.fsencode(path.as_posix()))
+    posix = Path(os.path.normpath(file)).as_posix()
+    uri = quote(os.fsencode(posix)) + ("/" if folder and posix != "." else "")
+    return {"uri": "./" if posix == "." else uri, "uriBaseId": _SRCROOT}
+
+
+def _folder_uri(folder: str) -> str:
+    from pathlib import Path
+
+    uri = Path(folder).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 # ---------------------------------------------------------------- github
@@ -560,12 +623,13 @@ def render_github(run: CheckRun) -> str:
             properties.append(f"file={_escape_property(diagnostic.file)}")
         if diagnostic.range is not None:
             where = diagnostic.range
-            properties += [
-                f"line={where.line + 1}",
-                f"col={where.column + 1}",
-                f"endLine={where.end_line + 1}",
-                f"endColumn={where.end_column + 1}",
-            ]
+            # Columns only on one line (actions/toolkit AnnotationProperties: they "cannot
+            # be sent" when the lines differ, and the runner drops them).
+            one_line = where.end_line == where.line
+            properties.append(f"line={where.line + 1}")
+            properties += [f"col={where.column + 1}"] if one_line else []
+            properties.append(f"endLine={where.end_line + 1}")
+            properties += [f"endColumn={where.end_column + 1}"] if one_line else []
         properties.append(f"title={_escape_property(diagnostic.rule)}")
         command = _GITHUB_COMMANDS[diagnostic.severity]
         lines.append(f"::{command} {','.join(properties)}::{_escape_data(diagnostic.message)}")

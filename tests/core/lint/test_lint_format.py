@@ -109,6 +109,57 @@ def test_sarif_log(tmp_path: Path) -> None:
     )
 
 
+def test_sarif_gives_code_scanning_what_it_reads(tmp_path: Path, monkeypatch) -> None:
+    # From GitHub's "SARIF support for code scanning": a descriptor with help for every
+    # rule a result names, a region on every file, URIs relative to the checkout; and
+    # SARIF 2.1.0 itself: uriBaseId beside a relative uri (3.4.4), newlineSequences
+    # (3.14.26) when a lone CR counts as a line break.
+    make_skill(tmp_path, "pdf-tools", {"SKILL.md": BAD, "references/a.md": "never linked\n"})
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    run = check_paths(["../pdf-tools/../pdf-tools", "."])
+    (sarif_run,) = json.loads(formats.render_sarif(run))["runs"]
+    rules = sarif_run["tool"]["driver"]["rules"]
+    for result in sarif_run["results"]:
+        rule = rules[result["ruleIndex"]]
+        assert rule["id"] == result["ruleId"] and rule["help"]["text"]
+        (location,) = result["locations"]
+        artifact = location["physicalLocation"]["artifactLocation"]
+        assert artifact["uriBaseId"] == "%SRCROOT%"
+        assert artifact["uri"].startswith(("../pdf-tools/", "./")), artifact
+        if not artifact["uri"].endswith("/"):
+            assert location["physicalLocation"]["region"]["startLine"] >= 1
+    by_rule = {r["ruleId"]: r for r in sarif_run["results"]}
+    unlinked = by_rule["unreferenced-file"]["locations"][0]["physicalLocation"]
+    assert unlinked == {
+        "artifactLocation": {"uri": "../pdf-tools/references/a.md", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1},
+    }
+    folder = by_rule["no-skill"]["locations"][0]["physicalLocation"]
+    assert folder == {"artifactLocation": {"uri": "./", "uriBaseId": "%SRCROOT%"}}
+    assert rules[by_rule["no-skill"]["ruleIndex"]]["shortDescription"]["text"].startswith(
+        "A path given to check holds no skill"
+    )
+    base = sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert base == (tmp_path / "empty").as_uri() + "/"
+    assert sarif_run["newlineSequences"] == ["\r\n", "\r", "\n"]
+
+
+def test_github_annotations_give_columns_only_on_one_line(tmp_path: Path) -> None:
+    description = "a" * 1100  # description-length: its range spans the folded lines
+    folded = "description: >-\n  " + "\n  ".join([description[:550], description[550:]])
+    text = f"---\nname: pdf-tools\n{folded}\n---\nSee [x](references/gone.md).\n"
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    lines = formats.render_github(check_paths([str(root)])).splitlines()
+    spans = []
+    for line in (line for line in lines if line.startswith("::")):
+        properties = dict(p.split("=", 1) for p in line.split(" ", 1)[1].split("::")[0].split(","))
+        spans.append(properties.get("line") != properties.get("endLine"))
+        if spans[-1]:
+            assert "col" not in properties and "endColumn" not in properties, line
+    assert any(spans) and not all(spans)  # both kinds were written
+
+
 def test_sarif_and_json_name_a_file_whose_name_is_not_utf8(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "bad\udcffname"  # the byte 0xff, as Python keeps it in a name
     folder.mkdir()
@@ -188,6 +239,11 @@ def test_json_sarif_and_github_cap_findings_and_say_how_many_are_left_out(
     ]
     sarif = json.loads(formats.render_sarif(run))
     assert len(sarif["runs"][0]["results"]) == MAX_PER_RULE
+    # Code scanning showed 50 alerts and no sign of the rest.
+    (invocation,) = sarif["runs"][0]["invocations"]
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["message"]["text"] == "… and 5 more [broken-link] in this file"
+    assert note["associatedRule"] == {"id": "broken-link"}
     github = formats.render_github(run)
     assert github.count("::error ") == MAX_PER_RULE
     assert "::notice file=" in github and "… and 5 more [broken-link] in this file" in github

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,9 +108,18 @@ def simulate_command(
 
 def graph_command(entry: str, *, output_format: str = "mermaid") -> CommandOutput:
     """ENTRY's workflow as Mermaid, DOT, SVG or PNG."""
-    from skillkit_core.simulate.graph_render import render_graph
+    from skillkit_core.simulate.graph_render import MERMAID_MAX_EDGES, build_diagram, render_graph
 
-    return CommandOutput(render_graph(_load(entry, lenient=True), output_format))
+    definition = _load(entry, lenient=True)
+    content = render_graph(definition, output_format)
+    arrows = len(build_diagram(definition).arrows) if output_format == "mermaid" else 0
+    if arrows > MERMAID_MAX_EDGES:
+        print(
+            f"warning: the graph has {arrows} arrows; Mermaid draws at most {MERMAID_MAX_EDGES} "
+            "unless its maxEdges setting is raised: use --format dot, svg or png",
+            file=sys.stderr,
+        )
+    return CommandOutput(content)
 
 
 def _safe(text: str, output_format: str) -> str:

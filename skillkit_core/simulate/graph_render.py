@@ -32,6 +32,9 @@ FORMATS = ("mermaid", "dot", "svg", "png")
 IMAGE_FORMATS = ("svg", "png")
 DOT_TIMEOUT = 60.0
 _LABEL_LIMIT = 48
+#: The edges Mermaid draws before it refuses a diagram ("Edge limit exceeded"): its
+#: ``maxEdges`` setting's default (mermaid 11: config.type.ts, its schema default 500).
+MERMAID_MAX_EDGES = 500
 
 NodeId: TypeAlias = str | tuple[str, str]
 """A step's node is its name (``sub/step`` in a sub-skill), a topic's ``topic:name``; the

@@ -221,6 +221,36 @@ def test_a_run_that_ends_in_an_error_exits_1(tmp_path) -> None:
     assert "### Error" in text_of(done) and "missing" in text_of(done)
 
 
+MANY_ARROWS = """\
+from pydantic import BaseModel
+from skillkit_core import branch, skill, terminal
+
+
+class Pick(BaseModel):
+    go: bool
+
+
+builder = skill(name="many", entry="s0")
+for i in range(260):
+    builder = builder.step(
+        f"s{i}", prompt="Pick.", response=Pick,
+        next=[branch(f"s{i + 1}", when=lambda ctx: ctx.response.go), branch("end")],
+    )
+builder = builder.step("s260", prompt="Go.", next="end")
+many = builder.step("end", prompt="End.", next=terminal).build()
+"""
+
+
+def test_graph_warns_when_mermaid_would_refuse_the_arrows(tmp_path) -> None:
+    # Mermaid refuses a diagram past its maxEdges (500 by default): "Edge limit exceeded".
+    entry = tmp_path / "many.py"
+    entry.write_text(MANY_ARROWS)
+    mermaid = skillkit("graph", str(entry))
+    assert mermaid.returncode == 0 and text_of(mermaid).startswith("flowchart TD\n")
+    assert b"warning: the graph has 523 arrows; Mermaid draws at most 500" in mermaid.stderr
+    assert skillkit("graph", str(entry), "--format", "dot").stderr == b""
+
+
 def test_graph_prints_mermaid_and_dot() -> None:
     mermaid = skillkit("graph", DEPLOY_CHECK)
     assert mermaid.returncode == 0 and text_of(mermaid).startswith("flowchart TD\n")

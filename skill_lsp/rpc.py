@@ -237,7 +237,12 @@ class SteadyRpc:
             problem = 'Invalid request: no jsonrpc member of "2.0"'
             self._refuse(fields["id"], INVALID_REQUEST, problem)
         elif not fields:
-            self._refuse(None, INVALID_REQUEST, "Invalid request: a message is a JSON object")
+            problem = (
+                'Invalid request: a message needs jsonrpc "2.0" and a method, result or error'
+                if isinstance(message, dict)  # {} and the like
+                else "Invalid request: a message is a JSON object"
+            )
+            self._refuse(None, INVALID_REQUEST, problem)
         else:
             _log.warning('ignored a message without jsonrpc "2.0"')
 

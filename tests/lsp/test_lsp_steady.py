@@ -291,6 +291,7 @@ DEEP = b"[" * 5000 + b"]" * 5000
         (b'{"jsonrpc":"2.0","id":null,' + SYMBOLS + b"}", -32600, None, "id"),
         (b'{"jsonrpc":"2.0","id":[1],' + SYMBOLS + b"}", -32600, None, "id"),
         (b'[{"jsonrpc":"2.0","id":903,' + SYMBOLS + b"}]", -32600, None, "JSON object"),
+        (b"{}", -32600, None, 'needs jsonrpc "2.0" and a method'),
         (b'{"jsonrpc":"2.0","id":904,' + SYMBOLS[:-2], -32700, 904, "Parse error"),
         (b'{"jsonrpc":"2.0","id":"a\xff",' + SYMBOLS + b"}", -32700, None, "Parse error"),
         (
@@ -309,6 +310,7 @@ DEEP = b"[" * 5000 + b"]" * 5000
         "null-id",
         "array-id",
         "batch",
+        "empty-object",
         "truncated",
         "not-utf8",
         "nested-5000-deep",

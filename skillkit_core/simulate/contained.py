@@ -133,7 +133,7 @@ def _child(
         traceback.print_exc()
         answer = {"error": {"code": _CRASHED, "message": f"{type(error).__name__}: {error}"}}
     with os.fdopen(write_end, "wb") as channel:
-        channel.write(json.dumps(answer).encode("utf-8"))
+        channel.write(json.JSONEncoder().encode(answer).encode("utf-8"))
 
 
 # Set in a child whose limit covers the loading only: (seconds, where the stack goes).

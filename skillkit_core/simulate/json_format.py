@@ -12,4 +12,6 @@ class HasData(Protocol):
 
 def to_json(value: HasData) -> str:
     """Pretty-printed JSON (UTF-8 kept as is), newline-terminated."""
-    return json.dumps(value.to_data(), indent=2, ensure_ascii=False, default=str) + "\n"
+    # The encoder, not json.dumps, which the skill's module may have rebound.
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
+    return encoder.encode(value.to_data()) + "\n"

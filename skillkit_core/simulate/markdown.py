@@ -33,7 +33,7 @@ def fence(text: str, lang: str = "") -> str:
 
 
 def _json_block(value: Any) -> str:
-    return fence(json.dumps(value, indent=2, ensure_ascii=False), "json")
+    return fence(json.JSONEncoder(indent=2, ensure_ascii=False).encode(value), "json")
 
 
 def _inline(value: Any) -> str:
@@ -339,7 +339,7 @@ def _cell(text: str) -> str:
 def _unexplored(explored: Exploration, bound: int) -> str:
     lines = ["Not explored:", ""]
     for item in explored.unvaried:
-        values = ", ".join(code_span(json.dumps(v)) for v in item.missing)
+        values = ", ".join(code_span(json.JSONEncoder().encode(v)) for v in item.missing)
         lines.append(f"- {code_span(item.choice)} never took {values}: {item.reason}")
     if explored.unreached:
         lines.append(

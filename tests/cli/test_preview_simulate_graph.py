@@ -604,3 +604,30 @@ def test_a_skills_hostile_errors_reach_stderr_as_one_plain_line(tmp_path, comman
         assert done.stderr.decode("utf-8") == (
             "error[entry]: the skill's code raised KeyboardInterrupt, as if interrupted\n"
         )
+
+
+REBINDS_JSON = """\
+import json
+_real = json.dumps
+json.dumps = lambda value, **options: _real(value, **{**options, "indent": 7})
+from pydantic import BaseModel
+from skillkit_core import skill, terminal
+
+
+class Answer(BaseModel):
+    x: str
+
+
+rebinding = skill(name="rb", entry="a").step("a", prompt="A.", response=Answer, next=terminal)
+rebinding = rebinding.build()
+"""
+
+
+def test_a_module_that_rebinds_json_dumps_does_not_reshape_the_reports(tmp_path) -> None:
+    entry = tmp_path / "rebinds.py"
+    entry.write_text(REBINDS_JSON)
+    simulated = skillkit("simulate", str(entry), "--format", "json")
+    assert simulated.returncode == 0, simulated.stderr
+    assert text_of(simulated).startswith('{\n  "skill": "rb",\n')  # indent 2, not 7
+    previewed = text_of(skillkit("preview", str(entry)))
+    assert '```json\n{\n  "additionalProperties": false,' in previewed

@@ -281,8 +281,7 @@ def tier_lens_title(view: Any) -> str:
     ]
     for share in view.shares:
         host = _HOST_NAMES.get(share.host, share.host)
-        what = "listing budget" if share.host == "claude-code" else "description cap"
-        parts.append(f"{host} {what} {share.percent}% ({share.used}/{share.limit})")
+        parts.append(f"{host} listing budget {share.percent}% ({share.used}/{share.limit})")
     if view.listing is None:
         parts.append("not listed: " + (view.listing_note or "no host would list it"))
     return " · ".join(parts)

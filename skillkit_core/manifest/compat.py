@@ -4,10 +4,12 @@ Consumers differ in what they accept: the strict spec validator (the reference
 ``skills-ref`` tool) uses a strict YAML subset and only the specification's keys;
 claude.ai / API upload also restricts names to ASCII and forbids reserved words and XML
 tags; Claude Code reads its own extension keys and treats ``name`` as optional; VS Code
-and Codex require ``name`` and ``description`` and ignore keys they do not know.
+requires ``name`` and ``description`` and ignores keys it does not know; Codex reads the
+file its own way (:mod:`skillkit_core.manifest.codex_loader`, from its loader's source).
 
 Verdicts are computed from the lint diagnostics of the folder plus the parsed SKILL.md,
-so they never disagree with what ``skillkit check`` reports.
+so they never disagree with what ``skillkit check`` reports (Codex's, read as Codex
+reads, may load a file every other consumer refuses).
 """
 
 from __future__ import annotations
@@ -87,7 +89,10 @@ def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) ->
     fatal = [d for d in found if d.rule in _FATAL_RULES and d.severity == "error"]
     if fatal:
         reasons = tuple(_reason(d) for d in fatal)
-        return [HostVerdict(consumer, False, reasons) for consumer in CONSUMERS]
+        return [
+            _codex(folder, found) if consumer is CODEX else HostVerdict(consumer, False, reasons)
+            for consumer in CONSUMERS
+        ]
     return [verdict(folder, found) for verdict in _VERDICTS]
 
 
@@ -150,26 +155,28 @@ def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdic
     return HostVerdict(CLAUDE_CODE, True, tuple(notes))
 
 
-def _requires_name_and_description(
-    consumer: Consumer, folder: SkillFolder, found: list[LintDiagnostic], *, folder_match: bool
-) -> HostVerdict:
-    rules = {"skill-md-unreadable", "required-field", "name-format", "description-length"}
-    if folder_match:
-        rules.add("name-folder-mismatch")
+def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    rules = {
+        "skill-md-unreadable",
+        "required-field",
+        "name-format",
+        "description-length",
+        "name-folder-mismatch",
+    }
     reasons = _errors(found, frozenset(rules))
     name = folder.text_value("name") or ""
     description = folder.text_value("description") or ""
     if len(name) > NAME_MAX or len(description) > DESCRIPTION_MAX:
         reasons.append("name or description over its length limit")
-    return HostVerdict(consumer, not reasons, tuple(dict.fromkeys(reasons)))
-
-
-def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    return _requires_name_and_description(VSCODE, folder, found, folder_match=True)
+    return HostVerdict(VSCODE, not reasons, tuple(dict.fromkeys(reasons)))
 
 
 def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    return _requires_name_and_description(CODEX, folder, found, folder_match=False)
+    from skillkit_core.manifest.codex_loader import codex_refusals
+
+    unreadable = _errors(found, frozenset({"skill-md-unreadable"}))
+    reasons = unreadable or codex_refusals(folder.parsed, folder.folder_name)
+    return HostVerdict(CODEX, not reasons, tuple(reasons))
 
 
 _VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...] = (

@@ -21,9 +21,13 @@ LISTING_CHARS_MAX = 1536
 # window, 8,000 when the window is not known (code.claude.com/docs/en/skills, "Skill
 # descriptions are cut short"; SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it).
 CLAUDE_CODE_LISTING_BUDGET = 8_000
-# Codex refuses a skill whose description, made one line, is longer than this
-# (openai/codex: codex-rs/core/src/skills/loader.rs, MAX_DESCRIPTION_LEN).
-CODEX_DESCRIPTION_MAX = 1024
+# Codex shows the model a description (made one line) cut to this many characters, "..."
+# included (openai/codex codex-rs/core-skills/src/model_visible.rs: it refused longer
+# ones until 2026), and lists every skill's name and description within 2% of the
+# context window, 8,000 characters when the window is not known (render.rs,
+# DEFAULT_SKILL_METADATA_CHAR_BUDGET), shortening descriptions, then leaving them out.
+CODEX_DESCRIPTION_SHOWN = 1024
+CODEX_LISTING_BUDGET = 8_000
 
 SPEC_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

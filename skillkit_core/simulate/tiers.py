@@ -38,7 +38,7 @@ class ListingShare:
     """How much of one host's listing limit the skill's entry takes, in characters.
 
     ``measured`` says what is counted (``name + description + when_to_use`` for Claude
-    Code, the one-line description for Codex)."""
+    Code, ``name + description`` for Codex)."""
 
     host: str
     measured: str
@@ -61,26 +61,30 @@ class ListingShare:
 
 
 def listing_shares(name: str, description: str, when_to_use: str | None) -> list[ListingShare]:
-    """The skill's share of Claude Code's skill-listing budget and of Codex's
-    description cap.
+    """The skill's share of each host's skill-listing budget (when the context window is
+    not known).
 
     Claude Code lists every skill's name with its description and ``when_to_use``, the
     two cut at ``LISTING_CHARS_MAX`` together, within ``CLAUDE_CODE_LISTING_BUDGET``
-    characters for all skills. Codex makes the description one line (runs of whitespace
-    become one space) and refuses it beyond ``CODEX_DESCRIPTION_MAX``.
+    characters for all skills. Codex makes name and description one line each (runs of
+    whitespace become one space), cuts the description at ``CODEX_DESCRIPTION_SHOWN``
+    and lists them within ``CODEX_LISTING_BUDGET``.
     """
     from skillkit_core.manifest.spec import (
         CLAUDE_CODE_LISTING_BUDGET,
-        CODEX_DESCRIPTION_MAX,
+        CODEX_DESCRIPTION_SHOWN,
+        CODEX_LISTING_BUDGET,
         LISTING_CHARS_MAX,
     )
 
     listed = min(len(description) + len(when_to_use or ""), LISTING_CHARS_MAX)
     measured = "name + description + when_to_use" if when_to_use else "name + description"
-    one_line = " ".join(description.split())
+    codex_listed = len(" ".join(name.split())) + min(
+        len(" ".join(description.split())), CODEX_DESCRIPTION_SHOWN
+    )
     return [
         ListingShare("claude-code", measured, len(name) + listed, CLAUDE_CODE_LISTING_BUDGET),
-        ListingShare("codex", "description", len(one_line), CODEX_DESCRIPTION_MAX),
+        ListingShare("codex", "name + description", codex_listed, CODEX_LISTING_BUDGET),
     ]
 
 

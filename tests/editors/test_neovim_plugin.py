@@ -268,7 +268,7 @@ def test_the_disclosure_tier_lens_shows_above_the_frontmatter(skills) -> None:
     title = skills["lens"]["title"]
     assert skills["lens"]["line"] == 0
     assert title.startswith("metadata ~") and "Claude Code listing budget" in title
-    assert "Codex description cap" in title
+    assert "Codex listing budget" in title
 
 
 def test_skill_md_paths_are_document_links(skills) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skillkit_core.lint.check_folder import check_folder
 from skillkit_core.manifest.compat import CONSUMERS
 from tests.core.lint.skillmd_support import make_skill, skill_md
@@ -46,9 +48,12 @@ def test_flow_lists_fail_the_strict_yaml_parser_only(tmp_path: Path) -> None:
     assert all(ok for host, (ok, _) in result.items() if host != "spec")
 
 
-def test_invalid_yaml_fails_everywhere_with_the_position(tmp_path: Path) -> None:
+def test_invalid_yaml_fails_everywhere_with_the_position_but_in_codex(tmp_path: Path) -> None:
     text = "---\nname: pdf-tools\ndescription: Use when: PDFs\n---\n"
     result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    # Codex quotes a plain value holding ": " and parses again (repair_frontmatter_scalar_
+    # fields in its loader.rs, whose comment names "description: Build for AWS: ECS").
+    assert result.pop("codex") == (True, ())
     for ok, reasons in result.values():
         assert not ok
         assert reasons[0].startswith("line 3: invalid YAML")
@@ -74,7 +79,8 @@ def test_a_byte_order_mark_fails_the_strict_validator_through_its_rule(tmp_path:
     loads, reasons = verdicts(root)["spec"]
     assert not loads
     assert len(reasons) == 1 and reasons[0].endswith("[skill-md-bom]")
-    assert all(ok for host, (ok, _) in verdicts(root).items() if host != "spec")
+    # Codex's first line must trim to "---", and Rust's trim keeps a BOM.
+    assert {host for host, (ok, _) in verdicts(root).items() if not ok} == {"spec", "codex"}
 
 
 def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None:
@@ -112,3 +118,45 @@ def test_suppressions_do_not_change_verdicts(tmp_path: Path) -> None:
     report = check_folder(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
     assert report.diagnostics == []
     assert report.hosts[0].loads is False
+
+
+# Codex, as its loader reads a SKILL.md (openai/codex codex-rs/core-skills/src/loader.rs).
+CODEX_CASES = {
+    "name-format-not-checked": ("---\nname: My_Skill\ndescription: Does PDFs.\n---\n", True),
+    "no-name-takes-the-folders": ("---\ndescription: Does PDFs.\n---\n", True),
+    "long-description-is-cut-not-refused": (f"---\ndescription: {'a' * 1100}\n---\n", True),
+    "indented-closing-line": ("---\nname: pdf-tools\ndescription: Does PDFs.\n  ---\n", True),
+    "name-of-65": (f"---\nname: {'a' * 65}\ndescription: Does PDFs.\n---\n", False),
+    "duplicate-name": ("---\nname: a\nname: b\ndescription: Does PDFs.\n---\n", False),
+    "duplicate-other-key": ("---\nlicense: a\nlicense: b\ndescription: D.\n---\n", True),
+    "metadata-string": ("---\ndescription: Does PDFs.\nmetadata: v1\n---\n", False),
+    "no-description": ("---\nname: pdf-tools\n---\n", False),
+    "blank-description": ("---\nname: pdf-tools\ndescription: '  '\n---\n", False),
+    "lone-cr-lines": ("---\rname: pdf-tools\rdescription: Does PDFs.\r---\r", False),
+    "crlf-lines": ("---\r\nname: pdf-tools\r\ndescription: Does PDFs.\r\n---\r\n", True),
+    "empty-frontmatter": ("---\n---\nBody.\n", False),
+    "colon-in-a-list-item-value": ("---\ndescription: 'D.'\ntags:\n  - a: b: c\n---\n", True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CODEX_CASES))
+def test_codex_verdict_reads_as_codex_reads(tmp_path: Path, case: str) -> None:
+    text, expected = CODEX_CASES[case]
+    loads_in_codex, reasons = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
+        "codex"
+    ]
+    assert loads_in_codex is expected, reasons
+    assert bool(reasons) is not expected
+
+
+def test_codex_cannot_read_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "x"})
+    (root / "SKILL.md").write_bytes(b"---\nname: pdf-tools\ndescription: Caf\xe9.\n---\n")
+    loads_in_codex, reasons = verdicts(root)["codex"]
+    assert not loads_in_codex and reasons[0].endswith("[skill-md-unreadable]")
+    from skillkit_core.manifest.codex_loader import codex_refusals
+    from skillkit_core.manifest.parse import read_skill_md
+
+    assert codex_refusals(read_skill_md(str(root)), "pdf-tools") == [
+        "Codex reads SKILL.md as UTF-8 text, and this file is not"
+    ]

@@ -88,7 +88,8 @@ def test_tier_markdown_names_each_tier_with_its_tokens(skill_folder) -> None:
 def test_listing_shares_measure_each_hosts_limit(skill_folder) -> None:
     from skillkit_core.manifest.spec import (
         CLAUDE_CODE_LISTING_BUDGET,
-        CODEX_DESCRIPTION_MAX,
+        CODEX_DESCRIPTION_SHOWN,
+        CODEX_LISTING_BUDGET,
         LISTING_CHARS_MAX,
     )
     from skillkit_core.simulate.tiers import listing_shares
@@ -101,15 +102,20 @@ def test_listing_shares_measure_each_hosts_limit(skill_folder) -> None:
         len("pdf-tools") + len(description),
         CLAUDE_CODE_LISTING_BUDGET,
     )
-    assert (codex.host, codex.used, codex.limit) == ("codex", len(description), 1024)
+    assert (codex.host, codex.used, codex.limit) == (
+        "codex",
+        len("pdf-tools") + len(description),
+        CODEX_LISTING_BUDGET,
+    )
     assert claude.percent == round(100 * claude.used / CLAUDE_CODE_LISTING_BUDGET, 1)
     # when_to_use counts for Claude Code, cut with the description at its listing cap.
     long = listing_shares("x", "d" * 1500, "w" * 100)
     assert long[0].used == 1 + LISTING_CHARS_MAX
     assert long[0].measured == "name + description + when_to_use"
-    # Codex reads the description as one line.
-    assert listing_shares("x", "two\n  lines", None)[1].used == len("two lines")
-    assert CODEX_DESCRIPTION_MAX == 1024
+    # Codex reads the description as one line, cut at what the model is shown.
+    assert listing_shares("x", "two\n  lines", None)[1].used == len("xtwo lines")
+    assert listing_shares("x", "d" * 1500, None)[1].used == 1 + CODEX_DESCRIPTION_SHOWN
+    assert (CODEX_DESCRIPTION_SHOWN, CODEX_LISTING_BUDGET) == (1024, 8000)
 
 
 def test_tiers_of_unsaved_text_replace_the_saved_skill_md(skill_folder) -> None:
@@ -117,7 +123,7 @@ def test_tiers_of_unsaved_text_replace_the_saved_skill_md(skill_folder) -> None:
     view = tier_view(skill_folder, text=text)
     assert view.description == "Fill PDF forms. Use when the user mentions PDF forms."
     assert "More." in view.body and view.body_tokens == estimate_tokens(view.body)
-    assert view.shares[1].used == len(view.description)
+    assert view.shares[1].used == len(view.name) + len(view.description)
     # A broken unsaved frontmatter: no listing, no shares, the body still shown.
     broken = tier_view(skill_folder, text="---\nname: pdf-tools\n---\nBody.\n")
     assert broken.listing is None and broken.shares == []
@@ -132,15 +138,15 @@ def test_tier_markdown_and_json_show_the_listing_shares(skill_folder) -> None:
     assert (
         f"| claude-code | name + description | {claude.used} | 8000 | {claude.percent}% |" in text
     )
-    assert f"| codex | description | {codex.used} | 1024 | {codex.percent}% |" in text
+    assert f"| codex | name + description | {codex.used} | 8000 | {codex.percent}% |" in text
     import json
 
     hosts = json.loads(to_json(view))["tier1"]["hosts"]
     assert hosts[1] == {
         "host": "codex",
-        "measured": "description",
+        "measured": "name + description",
         "characters": codex.used,
-        "limit": 1024,
+        "limit": 8000,
         "percent": codex.percent,
     }
 

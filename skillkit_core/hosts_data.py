@@ -325,7 +325,11 @@ OPENCODE: dict[str, Any] = {
             "path": "packages/opencode/src/tool/registry.ts",
             "commit": "010bc19e3dca6e1588fd4e7ae43fec84ad839389",
             "facts": "question is registered for the app, cli and desktop clients (or "
-            "with the question-tool flag); plan_exit only with experimental plan mode",
+            "with the question-tool flag); plan_exit only with experimental plan mode in "
+            "the cli client; lsp only with the experimental LSP tool flag; the file tools "
+            "(read, glob, grep, edit, write, apply_patch), webfetch, websearch and skill "
+            "always (websearch for some providers, apply_patch instead of edit and write "
+            "for GPT models); each id is the one its tool file defines",
         },
         "question": {
             "repo": "anomalyco/opencode",
@@ -368,6 +372,16 @@ OPENCODE: dict[str, Any] = {
         "task": "task",
         "plan_exit": "plan",
         "bash": "shell-id",
+        "read": "registry",
+        "glob": "registry",
+        "grep": "registry",
+        "edit": "registry",
+        "write": "registry",
+        "apply_patch": "registry",
+        "webfetch": "registry",
+        "websearch": "registry",
+        "skill": "registry",
+        "lsp": "registry",
     },
     "renamed": {},
     "retired": {"todoread": "task"},
@@ -557,7 +571,9 @@ KILO_CODE: dict[str, Any] = {
             "repo": "Kilo-Org/kilocode",
             "path": "packages/opencode/src/tool/registry.ts",
             "commit": "06b55c18f5fac7875238c9ca9f6c642f0dcc6bb1",
-            "facts": "the tools registered, and when",
+            "facts": "the tools registered, and when: plan_exit always (its use is gated "
+            "by the agent's permissions), lsp with the experimental LSP tool flag, batch "
+            "with experimental.batch_tool",
         },
         "question": {
             "repo": "Kilo-Org/kilocode",
@@ -603,6 +619,15 @@ KILO_CODE: dict[str, Any] = {
         "apply_patch": "registry",
         "edit": "registry",
         "write": "registry",
+        "bash": "registry",
+        "read": "registry",
+        "glob": "registry",
+        "grep": "registry",
+        "webfetch": "registry",
+        "skill": "registry",
+        "lsp": "registry",
+        "batch": "registry",
+        "plan_exit": "registry",
     },
     "renamed": {
         "ask_followup_question": ("question", "legacy-tools"),

@@ -886,6 +886,13 @@ CASES = [
         [],
     ),
     Case(
+        "allowed-tools-unknown",
+        True,
+        # OpenCode's and Kilo Code's own tool ids (their tool registries).
+        {"SKILL.md": skill_md(extra="allowed-tools: read glob grep webfetch skill lsp batch\n")},
+        [],
+    ),
+    Case(
         "script-security",
         False,
         {

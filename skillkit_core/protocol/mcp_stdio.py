@@ -239,7 +239,7 @@ def error_for(problem: Exception) -> types.JSONRPCError | None:
             request_id_in_text(text),
         )
     if errors:
-        value = first.get("input")
+        value = _message_of(errors)
         return _error(
             types.INVALID_REQUEST,
             "Invalid request: not a JSON-RPC 2.0 request, notification or response "
@@ -291,6 +291,17 @@ class InternalErrors:
                 code=types.INTERNAL_ERROR,
                 message=f"Internal error: {method} failed ({kind}); the server's log says more",
             ) from None
+
+
+def _message_of(errors: list[dict[str, Any]]) -> Any:
+    """The message a validation failed on. An error's ``input`` is the value at its
+    location (the params of ``"params": [1, 2]``); a member's missing top-level field
+    (``JSONRPCResponse.result``, say) is reported with the whole message as its input,
+    where the id is (an error for id 6 came back with a null id)."""
+    for error in errors:
+        if error.get("type") == "missing" and len(error.get("loc", ())) == 2:
+            return error.get("input")
+    return errors[0].get("input") if errors else None
 
 
 def _validation_errors(problem: Exception) -> list[dict[str, Any]]:

@@ -300,11 +300,13 @@ class ScriptTransports:
 def _tool_result(outcome: ToolOutcome) -> types.CallToolResult:
     content: list[Any] = [types.TextContent(text=text) for text in outcome.texts]
     found = outcome.file
-    if found is not None:
+    if found is not None and outcome.file_uri is not None:
         content.append(
             types.EmbeddedResource(
                 resource=types.BlobResourceContents(
-                    uri=f"skill://{found.skill}/{found.path}",
+                    # As skills/list and resources/read name it (the skill's path from
+                    # its root, each segment percent-encoded), not skill://<name>/<path>.
+                    uri=outcome.file_uri,
                     mime_type=found.mime_type,
                     blob=base64.b64encode(found.data or b"").decode("ascii"),
                 )

@@ -535,12 +535,19 @@ def _cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode("ascii")
 
 
+_CURSOR_MAX = 256
+
+
 def _offset(cursor: str | None, total: int) -> int:
     if cursor is None:
         return 0
+    # The cursors given out are a few dozen characters; a longer one is not one of them
+    # (base64 of 100,000 nested brackets made json.loads a RecursionError, -32603).
+    if len(cursor) > _CURSOR_MAX:
+        raise _invalid("the cursor is not one this server gave out")
     try:
         offset = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))["offset"]
-    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeError):
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeError, RecursionError):
         raise _invalid("the cursor is not one this server gave out") from None
     if not isinstance(offset, int) or isinstance(offset, bool) or not 0 <= offset <= total:
         raise _invalid("the cursor is not one this server gave out")

@@ -67,6 +67,8 @@ class ToolOutcome:
     texts: tuple[str, ...] = ()
     file: SkillFile | None = None
     changed_active: bool = False
+    file_uri: str | None = None
+    """The ``skill://`` URI of ``file``, as ``resources/read`` takes it."""
 
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -250,7 +252,9 @@ def _read(session: RuntimeSession, config: RuntimeConfig, args: dict[str, Any]) 
         return ToolOutcome(None, ("\n".join((header, *found.listing)),))
     if found.text is not None:
         return ToolOutcome(None, (found.text,))
-    return ToolOutcome(None, (), file=found)
+    from skillkit_core.runtime.skills_extension import file_uri
+
+    return ToolOutcome(None, (), file=found, file_uri=file_uri(record, found.path))
 
 
 async def _run(session: RuntimeSession, config: RuntimeConfig, args: dict[str, Any]) -> ToolOutcome:

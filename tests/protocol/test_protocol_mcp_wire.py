@@ -88,6 +88,27 @@ def test_json_that_is_not_a_jsonrpc_message_is_an_invalid_request(server: RawSer
     assert_still_serving(server, 4)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1,2]}',
+        '{"jsonrpc":"2.0","id":6,"method":"tools/list","params":"x"}',
+        '{"jsonrpc":"1.0","id":6,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":6,"method":5}',
+    ],
+)
+def test_an_invalid_request_whose_id_can_be_read_is_answered_with_it(
+    server: RawServer, line: str
+) -> None:
+    # The MCP specification (basic/index) and JSON-RPC 2.0 (section 5): the error
+    # carries the request's id unless it cannot be read. It came back null: the client
+    # waited on request 6 for good.
+    server.send_line(line)
+    answer = server.answer_to(6)
+    assert answer["error"]["code"] == INVALID_REQUEST, answer
+    assert_still_serving(server, 7)
+
+
 @pytest.mark.parametrize("bad_id", ["null", "1.5", "2.0", "true", '{"n":1}', "[3]"])
 def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request(
     server: RawServer, bad_id: str

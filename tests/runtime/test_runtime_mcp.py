@@ -215,6 +215,24 @@ async def test_read_returns_binary_assets_as_a_blob(
     assert base64.b64decode(blob.resource.blob) == expected
 
 
+async def test_a_blob_names_the_uri_resources_read_takes(
+    server: McpConnection, skill_tree: SkillTree
+) -> None:
+    # It was skill://<name>/<path>: a skill below a folder of its root (team/writing/
+    # summarize) and a name with a space gave a URI that is none (schema: format uri)
+    # and that resources/read refused.
+    folder = skill_tree.library / "team" / "writing" / "summarize"
+    (folder / "references").mkdir(exist_ok=True)
+    (folder / "references" / "my pic.png").write_bytes(b"\x89PNG\r\n\x1a\n-pixel-")
+    await load(server, "summarize")
+    result = await server.ok("skills_read", {"path": "references/my pic.png"})
+    (blob,) = result.content
+    uri = "skill://team/writing/summarize/references/my%20pic.png"
+    assert str(blob.resource.uri) == uri
+    read = await server.session.read_resource(uri)
+    assert read.contents[0].blob == blob.resource.blob
+
+
 async def test_read_of_a_folder_lists_it(server: McpConnection) -> None:
     await load(server, "toolbox")
     listing = (await server.ok("skills_read", {"path": "assets"})).content[0].text

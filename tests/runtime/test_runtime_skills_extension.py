@@ -379,12 +379,21 @@ async def test_directory_reads_list_direct_children(server: McpConnection) -> No
     ]
 
 
+def _nested_cursor(depth: int) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(b"[" * depth + b"]" * depth).decode("ascii")
+
+
 async def test_bad_cursors_and_directory_escapes_are_refused(server: McpConnection) -> None:
     from mcp import MCPError
 
     for method, params in [
         ("skills/list", {"cursor": "not-a-cursor"}),
         ("skills/list", {"cursor": "eyJvZmZzZXQiOiA5OTl9"}),  # offset 999
+        # Valid base64 of JSON nested 100,000 deep: a RecursionError, answered -32603.
+        ("skills/list", {"cursor": _nested_cursor(100_000)}),
+        ("resources/list", {"cursor": _nested_cursor(100_000)}),
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/.."}),
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/%2e%2e"}),
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/SKILL.md"}),

@@ -106,8 +106,10 @@ def _install_skills_extension(
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        # Anything but one of the skill's skill:// files is refused with invalid params.
-        contents = read_contents(registry, str(params.uri))
+        # Anything but one of the skill's skill:// files is refused: invalid params, or
+        # resource not found as the protocol version answers it.
+        uri = str(params.uri)
+        contents = read_contents(registry, uri, protocol_version=ctx.protocol_version)
         return types.ReadResourceResult(contents=[contents])
 
     async def list_templates(

@@ -52,6 +52,10 @@ class SkillFileError(ReferenceLoadError):
     code = "file"
 
 
+class MissingSkillFileError(SkillFileError):
+    """A contained path that does not exist (a resource not found, for MCP)."""
+
+
 class ScriptError(SkillkitError):
     """A script cannot be started (no interpreter, not executable, not under scripts/)."""
 

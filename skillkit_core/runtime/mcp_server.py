@@ -49,6 +49,7 @@ from skillkit_core.runtime.registry import Registry, discover_skills
 from skillkit_core.runtime.session import RuntimeSession
 from skillkit_core.runtime.skills_extension import (
     SCHEME,
+    ResourceNotFound,
     SkillsExtension,
     install,
     read_contents,
@@ -138,10 +139,11 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         session = ctx.lifespan_context
         uri = str(params.uri)
         if uri.startswith(SCHEME):
-            contents = read_contents(registry, uri)
+            contents = read_contents(registry, uri, protocol_version=ctx.protocol_version)
             return types.ReadResourceResult(contents=[contents])
         if uri != ACTIVE_URI:
-            raise _mcp_error(f"no resource {uri} is served here")
+            not_found = ResourceNotFound(uri, f"no resource {uri} is served here")
+            raise not_found.answer(ctx.protocol_version)
         text = render_active_skills(session.bodies())
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=text)]

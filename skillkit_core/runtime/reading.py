@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillkit_core.runtime.errors import SkillFileError
+from skillkit_core.runtime.errors import MissingSkillFileError, SkillFileError
 from skillkit_core.runtime.paths import resolve_inside, utf8_name
 
 DEFAULT_MAX_READ = 8 * 1024 * 1024
@@ -47,7 +47,9 @@ def read_skill_file(
                     f"{where} in skill '{skill}' is a symlink that leads nowhere (dangling, "
                     "or in a loop)"
                 )
-            raise SkillFileError(f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}")
+            raise MissingSkillFileError(
+                f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}"
+            )
         if not real.is_file():
             raise SkillFileError(f"'{path}' in skill '{skill}' is not a regular file")
     except OSError as error:

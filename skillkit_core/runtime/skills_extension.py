@@ -49,6 +49,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from skillkit_core.errors import SkillkitError
+from skillkit_core.runtime.errors import MissingSkillFileError
 from skillkit_core.runtime.paths import is_inside, resolve_inside, utf8_name
 from skillkit_core.runtime.reading import SkillFile, read_skill_file
 from skillkit_core.runtime.records import Registry, RegistryWarning, SkillRecord
@@ -143,7 +144,7 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
             except SkillkitError as error:
                 raise _invalid(error.message) from None
         return SkillUri(record, path)
-    raise _invalid(f"no skill served here has the resource {uri}")
+    raise ResourceNotFound(uri, f"no skill served here has the resource {uri}")
 
 
 def skill_files(record: SkillRecord) -> list[tuple[str, Path]]:
@@ -288,11 +289,24 @@ def nested_record(registry: Registry, enclosing: SkillRecord, folder: str) -> Sk
 
 
 def read_contents(
-    registry: Registry, uri: str, *, max_bytes: int = MAX_SKILL_BYTES
+    registry: Registry,
+    uri: str,
+    *,
+    max_bytes: int = MAX_SKILL_BYTES,
+    protocol_version: str | None = None,
 ) -> types.ResourceContents:
     """``resources/read`` of a ``skill://`` file: text when it is UTF-8 without NUL bytes
     (``text/markdown`` for SKILL.md), else base64 bytes. Up to ``max_bytes``: by default
-    the SEP's limit for a whole skill, so every file of a served skill can be read."""
+    the SEP's limit for a whole skill, so every file of a served skill can be read. A file
+    or skill that is not there is answered as ``protocol_version`` asks
+    (:class:`ResourceNotFound`)."""
+    try:
+        return _contents(registry, uri, max_bytes)
+    except ResourceNotFound as missing:
+        raise missing.answer(protocol_version) from None
+
+
+def _contents(registry: Registry, uri: str, max_bytes: int) -> types.ResourceContents:
     target = parse_uri(registry, uri)
     if not target.path:
         raise _invalid(f"'{uri}' is a skill folder; list it with resources/directory/read")
@@ -493,10 +507,13 @@ class _DeclareInInitialize:
 
 
 def _read(target: SkillUri, max_bytes: int) -> SkillFile:
+    uri = file_uri(target.record, target.path)
     try:
         return read_skill_file(
             target.record.root_dir, target.path, skill=target.record.name, max_bytes=max_bytes
         )
+    except MissingSkillFileError as error:
+        raise ResourceNotFound(uri, error.message) from None
     except SkillkitError as error:
         raise _invalid(error.message) from None
 
@@ -552,6 +569,26 @@ def _offset(cursor: str | None, total: int) -> int:
     if not isinstance(offset, int) or isinstance(offset, bool) or not 0 <= offset <= total:
         raise _invalid("the cursor is not one this server gave out")
     return offset
+
+
+class ResourceNotFound(MCPError):
+    """A ``skill://`` URI naming no skill or no file of one: invalid params where it is
+    not answered otherwise. ``resources/read`` answers it ``-32002`` with the URI as data,
+    as protocol versions up to 2025-11-25 ask (server/resources, Error Handling), and
+    ``-32602`` under 2026-07-28, which retired -32002 (receivers still read it)."""
+
+    def __init__(self, uri: str, message: str) -> None:
+        super().__init__(code=types.INVALID_PARAMS, message=message)
+        self.uri = uri
+
+    def answer(self, protocol_version: str | None) -> MCPError:
+        """The error for a ``resources/read`` under ``protocol_version``."""
+        modern = protocol_version in MODERN_PROTOCOL_VERSIONS
+        code = types.INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
+        return MCPError(code=code, message=self.error.message, data={"uri": self.uri})
+
+
+RESOURCE_NOT_FOUND = -32002
 
 
 def _invalid(message: str) -> MCPError:

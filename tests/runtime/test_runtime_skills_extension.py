@@ -661,3 +661,35 @@ async def test_names_that_are_not_utf8_are_left_out_not_fatal(
         await connection.stop()
     assert "bad\\udcff.md' is not served: its name is not UTF-8" in connection.stderr()
     assert "Traceback" not in connection.stderr()
+
+
+MISSING = [
+    "skill://acme/billing/refunds/no-such-file.md",
+    "skill://no-such-skill/SKILL.md",
+]
+
+
+async def test_a_resource_not_found_is_32602_under_2026_07_28(server: McpConnection) -> None:
+    # 2026-07-28 (server/resources) retired -32002 for invalid params.
+    for uri in MISSING:
+        with pytest.raises(MCPError) as caught:
+            await server.session.read_resource(uri)
+        assert caught.value.error.code == types.INVALID_PARAMS, uri
+
+
+async def test_a_resource_not_found_is_32002_with_its_uri_under_2025_11_25(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Up to 2025-11-25, server/resources "Error Handling": "Resource not found: -32002",
+    # with the URI in the error's data.
+    stderr = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    connection = McpConnection(serve_command(str(root)), stderr)
+    await connection.start()
+    try:
+        assert connection.session.protocol_version == "2025-11-25"
+        for uri in [*MISSING, "file:///etc/passwd"]:
+            with pytest.raises(MCPError) as caught:
+                await connection.session.read_resource(uri)
+            assert (caught.value.error.code, caught.value.error.data) == (-32002, {"uri": uri})
+    finally:
+        await connection.stop()

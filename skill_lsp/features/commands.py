@@ -421,6 +421,20 @@ def _show(ls: Any, message: str, kind: types.MessageType) -> None:
 # -- check ---------------------------------------------------------------------------
 
 
+def _skill_md_folders(targets: list[str]) -> list[str]:
+    """``targets`` without Python files, each folder replaced by the SKILL.md folders
+    under it (a SKILL.md named itself stays)."""
+    from skillkit_core.lint.check_paths import find_skill_folders
+
+    found: list[str] = []
+    for target in targets:
+        if os.path.isdir(target):
+            found += [str(folder) for folder in find_skill_folders(target)]
+        elif not target.endswith(".py"):
+            found.append(target)
+    return list(dict.fromkeys(found))
+
+
 async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
     """``skillkit check --format json`` on a file, a folder, or the workspace."""
     uri = options.get("uri")
@@ -434,12 +448,18 @@ async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
     targets = targets or list(ls.roots)
     if not targets:
         raise JsonRpcInvalidParams("nothing to check: give a 'uri' or open a workspace")
-    python_targets = [t for t in targets if os.path.isdir(t) or t.endswith(".py")]
-    if python_targets and not ls.settings.semantic_enabled:
-        raise JsonRpcRequestFailed(
-            "checking Python skills runs their code, which is off here (untrusted workspace "
-            "or skillkit.executeCode is false)"
-        )
+    only_skill_md = not ls.settings.semantic_enabled
+    if only_skill_md:
+        # Python skill files are imported to be checked; SKILL.md folders are only read,
+        # and an untrusted workspace keeps every SKILL.md check (the editors guide, Trust).
+        loop = asyncio.get_running_loop()
+        targets = await loop.run_in_executor(None, _skill_md_folders, targets)
+        if not targets:
+            raise JsonRpcRequestFailed(
+                "there is no SKILL.md folder to check here, and checking Python skills runs "
+                "their code, which is off (untrusted workspace or skillkit.executeCode is "
+                "false)"
+            )
     # -P: started in the workspace, whose modules must not stand in for skillkit's own.
     command = [sys.executable, "-P", "-m", "skillkit_core", "check", *targets, "--format", "json"]
     for flag, values in (
@@ -454,12 +474,18 @@ async def run_check(ls: Any, options: dict[str, Any]) -> dict[str, Any]:
     except ValueError:
         raise JsonRpcRequestFailed(f"skillkit check failed: {(err or out).strip()}") from None
     summary = report.get("summary", {})
+    skipped = " (SKILL.md folders only: Python skills are not imported here)"
     _show(
         ls,
         f"skillkit check: {summary.get('errors', 0)} errors, {summary.get('warnings', 0)} "
-        f"warnings in {summary.get('targets', 0)} targets",
+        f"warnings in {summary.get('targets', 0)} targets{skipped if only_skill_md else ''}",
         types.MessageType.Info,
     )
+    if only_skill_md:
+        report["notes"] = [
+            "Python skill files were not checked: checking them runs their code, which is "
+            "off here (untrusted workspace or skillkit.executeCode is false)"
+        ]
     for snapshot in ls.documents.all():
         if snapshot.kind != DocumentKind.OTHER:
             ls.diagnostics.changed(snapshot.uri)

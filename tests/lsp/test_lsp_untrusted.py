@@ -77,3 +77,25 @@ async def test_checking_a_skill_md_runs_nothing_of_the_workspace(client: Languag
         for name in ("__init__.py", "__main__.py"):
             (shadow / name).unlink()
         shadow.rmdir()
+
+
+async def test_checking_the_workspace_checks_its_skill_md_folders(client: LanguageClient) -> None:
+    # The guide's Trust section keeps every SKILL.md check in an untrusted workspace; the
+    # workspace check (Neovim's :SkillkitCheck sends no uri) refused, as the workspace
+    # also holds Python skills.
+    report = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="skillkit.check", arguments=[{}])
+    )
+    skill_folders = {str(p.parent) for p in client.root.rglob("SKILL.md")}
+    files = [d["file"] for d in report["diagnostics"] if d.get("file")]
+    assert files and report["summary"]["targets"] == len(skill_folders)
+    assert all(any(f.startswith(folder + "/") for folder in skill_folders) for f in files)
+    assert "Python skill files were not checked" in report["notes"][0]
+    assert not any("analysis worker started" in m.message for m in client.log_messages)
+    with pytest.raises(Exception, match="runs their code, which is off"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="skillkit.check",
+                arguments=[{"uri": uri_of(client.root / "broken" / "broken_steps.py")}],
+            )
+        )

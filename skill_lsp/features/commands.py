@@ -51,6 +51,11 @@ def register(server: Any) -> None:
     @server.command(SIMULATE)
     async def simulate(ls: Any, *arguments: Any) -> dict[str, Any]:
         options = _options(arguments)
+        if _is_skill_md(options):  # not "code execution is off": it would not run trusted
+            raise JsonRpcInvalidParams(
+                "simulate runs a Python workflow skill; a SKILL.md has no steps to run "
+                "(skillkit.preview shows what each of its tiers loads)"
+            )
         request = _code_request(ls, options)
         request.update(
             responses=options.get("responses"),

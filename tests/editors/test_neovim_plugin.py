@@ -133,7 +133,8 @@ def test_host_command_completes_and_switches(session) -> None:
 
 def test_checkhealth_reports_the_server(session) -> None:
     health = session["health"]
-    assert f"server command: {sys.executable} -P -m skill_lsp" in health
+    assert f": {sys.executable} -P -m skill_lsp" in health  # the server command, per project
+    assert "server for " in health  # and the server running for the session's project
     assert "skillkit 0." in health
     assert "the language server imports and can start" in health
 
@@ -319,3 +320,148 @@ def test_the_plugin_sends_every_setting_the_server_reads(tmp_path: Path) -> None
     assert expected - {"workspaceTrusted"} <= set(_flatten(sent["settings"]["skillkit"]))
     assert expected <= set(_flatten(sent["init"]))
     assert sent["settings"]["skillkit"]["worker"] == {"timeout": 10, "memoryLimit": 0}
+
+
+def _run_lua(tmp_path: Path, body: str, *, cwd: Path | None = None) -> dict[str, Any]:
+    """Run ``body`` in a headless Neovim with the plugin on its runtimepath; what it puts
+    in ``seen`` (and every message the plugin gave, in ``seen.messages``) comes back."""
+    out = tmp_path / "seen.json"
+    lua = tmp_path / "probe.lua"
+    lua.write_text(
+        f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))})\n"
+        "seen = { messages = {} }\n"
+        "vim.notify = function(m) table.insert(seen.messages, tostring(m)) end\n"
+        "local ok, err = pcall(function()\n" + body + "\nend)\n"
+        "seen.error = (not ok) and tostring(err) or nil\n"
+        f"vim.fn.writefile({{ vim.json.encode(seen) }}, {json.dumps(str(out))})\n",
+        encoding="utf-8",
+    )
+    command = [NVIM, "--headless", "--clean", "-c", f"luafile {lua}", "-c", "qa!"]
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    subprocess.run(command, cwd=cwd or tmp_path, env=env, capture_output=True, timeout=120)
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen.get("error") is None, seen
+    return seen
+
+
+def test_setup_warns_about_each_bad_option_and_keeps_its_default(tmp_path: Path) -> None:
+    # worker = 5 broke setup() with a Lua error, an unknown lens event left the commands
+    # uncreated, and trusted = { "" } trusted the working folder.
+    seen = _run_lua(
+        tmp_path,
+        """
+  require("skillkit").setup({
+    worker = 5, codelens_events = { "NotAnEvent" }, cmd = "python -m skill_lsp",
+    trusted = { "" }, host = "nonesuch", lint = { select = "name-*, broken-link" },
+    tools = "Bash, Read", nosuch = 1,
+  })
+  local config = require("skillkit.config")
+  seen.commands = vim.fn.exists(":SkillkitCheck")
+  seen.worker = config.options.worker
+  seen.events = config.options.codelens_events
+  seen.cmd = config.options.cmd or vim.NIL
+  seen.trusts_cwd = config.trusted(vim.fn.getcwd())
+  seen.host = config.options.host
+  seen.select = config.options.lint.select
+  seen.tools = config.options.tools
+""",
+    )
+    assert seen["commands"] == 2
+    assert seen["worker"] == {"timeout": 10, "memory_limit": 1024}
+    assert seen["events"] == ["BufEnter", "InsertLeave", "BufWritePost", "CursorHold"]
+    assert seen["cmd"] is None and seen["trusts_cwd"] is False
+    assert seen["host"] == "claude-code"
+    assert seen["select"] == ["name-*", "broken-link"] and seen["tools"] == ["Bash", "Read"]
+    warned = " ".join(seen["messages"])
+    for name in ("worker", "codelens_events", "cmd", "trusted", "host", "nosuch"):
+        assert name in warned, (name, seen["messages"])
+
+
+def test_buffers_without_a_file_start_no_server_and_commands_need_a_skill(
+    tmp_path: Path,
+) -> None:
+    # An unnamed Python buffer started a server with root "." (workspace folder
+    # "file://."); a command run from a preview split sent its skillkit:// name.
+    seen = _run_lua(
+        tmp_path,
+        """
+  require("skillkit").setup({})
+  local config = require("skillkit.config")
+  vim.cmd("enew")
+  vim.bo.filetype = "python"
+  seen.unnamed = config.wants(0)
+  seen.root = config.client_root({ root_dir = "/projects/a" })
+  require("skillkit.commands").simulate()
+  vim.wait(200)
+  seen.clients = #vim.lsp.get_clients({ name = "skillkit" })
+""",
+    )
+    assert seen["unnamed"] is False and seen["clients"] == 0
+    assert seen["root"] == "/projects/a"
+    assert "open a skill file" in " ".join(seen["messages"])
+
+
+def test_the_host_reaches_servers_started_later(tmp_path: Path) -> None:
+    seen = _run_lua(
+        tmp_path,
+        """
+  require("skillkit").setup({})
+  require("skillkit.commands").host("codex")
+  seen.host = vim.lsp.config.skillkit.settings.skillkit.host
+""",
+    )
+    assert seen["host"] == "codex"
+
+
+def test_a_shown_document_opens_in_a_split_beside_the_file(tmp_path: Path) -> None:
+    # A code lens's preview (window/showDocument) replaced the SKILL.md's window.
+    (tmp_path / "SKILL.md").write_text("---\nname: x\n---\n")
+    shown = tmp_path / "preview.md"
+    shown.write_text("# first\n")
+    seen = _run_lua(
+        tmp_path,
+        f"""
+  vim.cmd.edit({json.dumps(str(tmp_path / "SKILL.md"))})
+  local show = require("skillkit.client").show_document
+  local params = {{ uri = vim.uri_from_fname({json.dumps(str(shown))}), takeFocus = true }}
+  seen.answer = show(nil, params, {{}})
+  vim.fn.writefile({{ "# second" }}, {json.dumps(str(shown))})
+  show(nil, params, {{}})
+  seen.windows = {{}}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    table.insert(seen.windows, vim.fs.basename(vim.api.nvim_buf_get_name(buf)))
+  end
+  local buf = vim.fn.bufnr({json.dumps(str(shown))})
+  seen.text = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+""",
+    )
+    assert seen["answer"] == {"success": True}
+    assert sorted(seen["windows"]) == ["SKILL.md", "preview.md"]
+    assert seen["text"] == ["# second"]  # the second run's file, read again
+
+
+def test_checkhealth_reports_on_the_project_of_the_buffer_it_was_run_from(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (project / "flow.py").write_text("x = 1\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    seen = _run_lua(
+        tmp_path,
+        f"""
+  require("skillkit").setup({{
+    python = {json.dumps(sys.executable)}, trusted = {{ {json.dumps(str(project))} }},
+  }})
+  vim.cmd.edit({json.dumps(str(project / "flow.py"))})
+  vim.cmd("checkhealth skillkit")
+  seen.report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\\n")
+""",
+        cwd=elsewhere,
+    )
+    report = seen["report"]
+    assert f"workspace trusted: skill modules run in an isolated worker ({project})" in report
+    assert str(elsewhere) not in report

@@ -43,6 +43,12 @@ async def test_clients_that_show_the_transcript_themselves_can_say_so(
     assert len(client.shown_documents) == shown
 
 
+async def test_simulate_of_a_skill_md_says_it_has_no_steps(client: LanguageClient) -> None:
+    uri = uri_of(client.root / "notes-skill" / "SKILL.md")
+    with pytest.raises(JsonRpcException, match=r"a SKILL\.md has no steps to run"):
+        await _run(client, "skillkit.simulate", {"uri": uri})
+
+
 async def test_simulate_follows_a_chosen_branch(client: LanguageClient) -> None:
     uri = uri_of(client.root / "deploy" / "deploy_check.py")
     result = await _run(

@@ -2,9 +2,8 @@
 local config = require("skillkit.config")
 
 return {
-  cmd = function(dispatchers)
-    local root = config.root(0)
-    return vim.lsp.rpc.start(config.cmd(root), dispatchers)
+  cmd = function(dispatchers, client_config)
+    return vim.lsp.rpc.start(config.cmd(config.client_root(client_config)), dispatchers)
   end,
   filetypes = { "python", "markdown" },
   root_dir = function(bufnr, on_dir)
@@ -15,4 +14,5 @@ return {
   settings = config.settings(),
   init_options = config.init_options(),
   before_init = config.before_init,
+  handlers = { ["window/showDocument"] = require("skillkit.client").show_document },
 }

@@ -6,6 +6,11 @@ function M.get(bufnr)
     or vim.lsp.get_clients({ name = "skillkit" })[1]
 end
 
+--- The client attached to `bufnr` itself (no other project's).
+function M.of_buffer(bufnr)
+  return vim.lsp.get_clients({ name = "skillkit", bufnr = bufnr or 0 })[1]
+end
+
 --- Run a server command (workspace/executeCommand); on_result(result) gets the answer.
 function M.execute(command, arguments, on_result, bufnr)
   local client = M.get(bufnr)
@@ -24,6 +29,34 @@ function M.execute(command, arguments, on_result, bufnr)
         on_result(result)
       end
     end, bufnr or 0)
+end
+
+--- window/showDocument from the server (a code lens's preview or simulation): in a split,
+--- or the window already showing it, as :SkillkitPreview shows it, instead of Neovim's
+--- default of replacing the current window (the SKILL.md being edited).
+function M.show_document(err, params, ctx)
+  if err or not params or params.external then
+    return vim.lsp.handlers["window/showDocument"](err, params, ctx)
+  end
+  local buf = vim.fn.bufadd(vim.uri_to_fname(params.uri))
+  if vim.api.nvim_buf_is_loaded(buf) then
+    -- Written again on each run: read it again (a generated file, never edited here).
+    vim.api.nvim_buf_call(buf, function()
+      vim.cmd("silent edit!")
+    end)
+  else
+    vim.fn.bufload(buf)
+  end
+  vim.bo[buf].buflisted = true
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd("vsplit")
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+  elseif params.takeFocus then
+    vim.api.nvim_set_current_win(win)
+  end
+  return { success = true }
 end
 
 function M.refresh_codelens(bufnr)

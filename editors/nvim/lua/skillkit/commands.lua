@@ -4,9 +4,23 @@ local config = require("skillkit.config")
 
 local M = {}
 
--- Server commands take one options object; the file commands name the current buffer.
+-- Server commands take one options object; the file commands name the current buffer,
+-- which must be a skill file the server has (a preview split, a help buffer or another
+-- project's file gave "no such file: skillkit://preview.md").
 local function this_file(extra)
+  if not (config.wants(0) and client.of_buffer(0)) then
+    vim.notify("skillkit: open a skill file (a Python skill or a SKILL.md) first",
+      vim.log.levels.WARN)
+    return nil
+  end
   return { vim.tbl_extend("force", extra or {}, { uri = vim.uri_from_bufnr(0) }) }
+end
+
+local function run_on_file(command, extra, on_result)
+  local arguments = this_file(extra)
+  if arguments then
+    client.execute(command, arguments, on_result, 0)
+  end
 end
 
 --- Show markdown text in a scratch split (or reuse the one already open).
@@ -40,20 +54,20 @@ local function markdown_of(result)
 end
 
 function M.build()
-  client.execute("skillkit.build", this_file(config.options.build), function(result)
+  run_on_file("skillkit.build", config.options.build, function(result)
     local dir = type(result) == "table" and result.output or nil
     vim.notify("skillkit: built " .. (dir or vim.inspect(result)))
   end)
 end
 
 function M.simulate()
-  client.execute("skillkit.simulate", this_file({ show = false }), function(result)
+  run_on_file("skillkit.simulate", { show = false }, function(result)
     M.show_markdown("simulation.md", markdown_of(result))
   end)
 end
 
 function M.preview()
-  client.execute("skillkit.preview", this_file({ show = false }), function(result)
+  run_on_file("skillkit.preview", { show = false }, function(result)
     M.show_markdown("preview.md", markdown_of(result))
   end)
 end
@@ -129,11 +143,14 @@ function M.host(name)
     return
   end
   config.options.host = name
-  local running = client.get()
-  if running then
+  -- Every project's server, and the ones started later (a restart, another project).
+  if vim.lsp.config ~= nil and vim.fn.has("nvim-0.11") == 1 then
+    vim.lsp.config("skillkit", { settings = config.settings() })
+  end
+  for _, running in ipairs(vim.lsp.get_clients({ name = "skillkit" })) do
     running.settings = vim.tbl_deep_extend("force", running.settings or {}, config.settings())
     running:notify("workspace/didChangeConfiguration", { settings = config.settings() })
-    client.execute("skillkit.setHost", { name })
+    running:request("workspace/executeCommand", { command = "skillkit.setHost", arguments = { name } })
   end
   vim.notify("skillkit: host " .. name)
 end

@@ -39,8 +39,128 @@ M.root_markers = { "pyproject.toml", ".git", "SKILL.md" }
 -- What makes a folder a project (a workspace of skills), before a lone skill folder.
 M.project_markers = { "pyproject.toml", ".git" }
 
+local function is_list_of_strings(value)
+  if type(value) ~= "table" then
+    return false
+  end
+  for key, item in pairs(value) do
+    if type(key) ~= "number" or type(item) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
+-- A string of names ("Bash, Read") as the list the server takes, else the value.
+local function names(value)
+  if type(value) == "string" then
+    return vim.split(value, "[,%s]+", { trimempty = true })
+  end
+  return value
+end
+
+local function positive_number(value)
+  return type(value) == "number" and value >= 0
+end
+
+-- Each option: whether a value is right (names given as one string split first), and
+-- what a right one is.
+local checks = {
+  cmd = { ok = function(v) return v == nil or (is_list_of_strings(v) and #v > 0) end,
+          want = "a list of strings, such as { 'skillkit', 'lsp' }" },
+  python = { ok = function(v) return v == nil or (type(v) == "string" and v ~= "") end,
+             want = "the path of a Python interpreter" },
+  host = { ok = function(v) return vim.tbl_contains(M.hosts, v) end,
+           want = "one of " .. table.concat(M.hosts, ", ") },
+  tools = { ok = is_list_of_strings, want = "a list of tool names" },
+  execute_code = { ok = function(v) return type(v) == "boolean" end, want = "true or false" },
+  trusted = {
+    ok = function(v)
+      return type(v) == "boolean" or type(v) == "function" or is_list_of_strings(v)
+    end,
+    want = "true, false, a list of folders or a function(root)",
+  },
+  build = { ok = function(v) return type(v) == "table" end, want = "a table of build options" },
+  commands = { ok = function(v) return type(v) == "boolean" end, want = "true or false" },
+  codelens_events = {
+    ok = function(v)
+      if not is_list_of_strings(v) then
+        return false
+      end
+      for _, event in ipairs(v) do
+        if vim.fn.exists("##" .. event) ~= 1 then
+          return false
+        end
+      end
+      return true
+    end,
+    want = "a list of autocommand events",
+  },
+}
+
+-- Options inside a table: lint = { select, ignore }, worker = { timeout, memory_limit }.
+local nested = {
+  lint = { select = is_list_of_strings, ignore = is_list_of_strings },
+  worker = { timeout = positive_number, memory_limit = positive_number },
+}
+
+--- The options `opts` asks for over the defaults; a value of the wrong kind is left out
+--- (the default stays) and named in the returned warnings, so one typo neither stops
+--- setup() nor passes on unseen. An empty folder in `trusted` (which would trust the
+--- working folder) is dropped the same way.
+function M.validate(opts)
+  local warnings, clean = {}, {}
+  local function warn(name, value, want)
+    table.insert(warnings, string.format("option %s = %s is not %s; the default is used",
+      name, vim.inspect(value), want))
+  end
+  for name, value in pairs(opts or {}) do
+    if nested[name] then
+      if type(value) ~= "table" then
+        warn(name, value, "a table")
+      else
+        clean[name] = {}
+        for key, item in pairs(value) do
+          local check = nested[name][key]
+          item = name == "lint" and names(item) or item
+          if check and check(item) then
+            clean[name][key] = item
+          elseif check then
+            warn(name .. "." .. key, item, name == "lint" and "a list of rule ids" or "a number")
+          else
+            table.insert(warnings, "unknown option " .. name .. "." .. tostring(key))
+          end
+        end
+      end
+    elseif checks[name] then
+      if name == "tools" then
+        value = names(value)
+      end
+      if name == "trusted" and is_list_of_strings(value) then
+        local folders = vim.tbl_filter(function(folder) return vim.trim(folder) ~= "" end, value)
+        if #folders < #value then
+          table.insert(warnings, "option trusted: an empty folder trusts nothing; it is left out")
+        end
+        value = folders
+      end
+      if checks[name].ok(value) then
+        clean[name] = value
+      else
+        warn(name, value, checks[name].want)
+      end
+    else
+      table.insert(warnings, "unknown option " .. tostring(name))
+    end
+  end
+  return clean, warnings
+end
+
 function M.merge(opts)
-  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  local clean, warnings = M.validate(opts)
+  for _, warning in ipairs(warnings) do
+    vim.notify("skillkit: " .. warning, vim.log.levels.WARN)
+  end
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), clean)
   return M.options
 end
 
@@ -135,14 +255,18 @@ function M.is_skill_reference(path)
 end
 
 --- Whether a buffer is one the server handles: Python files, SKILL.md and the Markdown
---- files under a skill's references/.
+--- files under a skill's references/, each a file (an unnamed or special buffer has no
+--- folder to be a project's: its root would be ".").
 function M.wants(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or vim.bo[bufnr].buftype ~= "" or name:match("^%a[%w+.-]*://") then
+    return false
+  end
   local ft = vim.bo[bufnr].filetype
   if ft == "python" then
     return true
   end
-  if ft ~= "markdown" or name == "" then
+  if ft ~= "markdown" then
     return false
   end
   return vim.fs.basename(name) == "SKILL.md" or M.is_skill_reference(name)
@@ -160,6 +284,13 @@ end
 
 function M.root(bufnr)
   return M.root_of(vim.api.nvim_buf_get_name(bufnr))
+end
+
+--- The root a client starts in: its own root_dir (Neovim 0.11 passes the client's config
+--- to a cmd function), not the current buffer's, which may be another project's by the
+--- time the start runs.
+function M.client_root(client_config)
+  return (client_config and client_config.root_dir) or M.root(0)
 end
 
 return M

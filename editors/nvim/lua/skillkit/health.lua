@@ -15,9 +15,17 @@ function M.check()
   else
     vim.health.ok("Neovim " .. tostring(vim.version()))
   end
-  local root = vim.fs.root(0, config.root_markers) or vim.fn.getcwd()
+  -- The project of the buffer :checkhealth was run from (the health buffer itself is the
+  -- current one by now), found as the plugin finds it; else the working folder.
+  local from = vim.fn.bufnr("#")
+  local root = (from > 0 and config.wants(from)) and config.root(from) or vim.fn.getcwd()
+  for _, running in ipairs(vim.lsp.get_clients({ name = "skillkit" })) do
+    local command = running.config.cmd
+    vim.health.info(string.format("server for %s (client id %d)%s", running.root_dir or "?",
+      running.id, type(command) == "table" and (": " .. table.concat(command, " ")) or ""))
+  end
   local cmd = config.cmd(root)
-  vim.health.info("server command: " .. table.concat(cmd, " "))
+  vim.health.info("server command for " .. root .. ": " .. table.concat(cmd, " "))
   if config.trusted(root) then
     vim.health.ok("workspace trusted: skill modules run in an isolated worker (" .. root .. ")")
   else
@@ -31,7 +39,12 @@ function M.check()
       }
     )
   end
-  local python = config.python(root)
+  -- The interpreter that runs the server: the first word of `cmd` when it is set.
+  local python = config.options.cmd and config.options.cmd[1] or config.python(root)
+  if config.options.cmd then
+    vim.health.ok("server started by your cmd option; skillkit's Python is not checked")
+    return
+  end
   if vim.fn.executable(python) == 0 then
     vim.health.error("Python not found: " .. python, { "Set `python` in require('skillkit').setup()" })
     return
@@ -53,11 +66,8 @@ function M.check()
   else
     vim.health.error("the language server does not import: " .. out)
   end
-  local running = require("skillkit.client").get()
-  if running then
-    vim.health.ok("running (client id " .. running.id .. ")")
-  else
-    vim.health.info("not running in this buffer")
+  if #vim.lsp.get_clients({ name = "skillkit" }) == 0 then
+    vim.health.info("no skillkit server is running (open a Python skill or a SKILL.md)")
   end
 end
 

@@ -19,6 +19,7 @@ local function start_legacy(bufnr)
     root_dir = root,
     settings = config.settings(),
     init_options = config.init_options(root),
+    handlers = { ["window/showDocument"] = require("skillkit.client").show_document },
   }, { bufnr = bufnr })
 end
 

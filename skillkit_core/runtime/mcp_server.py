@@ -100,7 +100,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     async def on_call_tool(
         ctx: Context, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        session = ctx.lifespan_context
+        session = _session(ctx)
         try:
             with protocol_error(UnknownToolError):
                 outcome = await _to_the_end(
@@ -136,7 +136,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     async def read_resource(
         ctx: Context, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        session = ctx.lifespan_context
+        session = _session(ctx)
         uri = str(params.uri)
         if uri.startswith(SCHEME):
             contents = read_contents(registry, uri, protocol_version=ctx.protocol_version)
@@ -150,7 +150,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         )
 
     async def list_prompts(ctx: Context, params: Any) -> types.ListPromptsResult:
-        session = ctx.lifespan_context
+        session = _session(ctx)
         prompts = [
             types.Prompt(
                 name=ACTIVE_PROMPT,
@@ -163,7 +163,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     async def get_prompt(
         ctx: Context, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        session = ctx.lifespan_context
+        session = _session(ctx)
         if params.name == ACTIVE_PROMPT:
             text = render_active_skills(session.bodies())
         else:
@@ -323,6 +323,16 @@ def _error_result(error: SkillkitError) -> types.CallToolResult:
         structured_content={"error": {"code": error.code, "message": error.message}},
         is_error=True,
     )
+
+
+def _session(ctx: Context) -> RuntimeSession:
+    """The connection's session, or a fresh one for a request of a stateless protocol
+    version (2026-07-28: prompts/list "MUST NOT vary per-connection or as a side effect
+    of other requests on the connection"; server/prompts, List)."""
+    session: RuntimeSession = ctx.lifespan_context
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return session.for_one_request()
+    return session
 
 
 async def _announce_changes(ctx: Context) -> None:

@@ -5,6 +5,11 @@ change ``active_skills``; reads and script runs need at least one active skill a
 the one named, or on the most recently loaded. Loading re-reads the skill's SKILL.md and
 caches that record (body, digest, properties) for as long as the skill stays active, so an
 author's edit shows up on the next load while a loaded skill never changes under the agent.
+
+Requests of MCP 2026-07-28 are served statelessly (its basic/index, Statelessness: state
+across requests only through an explicit identifier): each gets a session of its own
+(:meth:`RuntimeSession.for_one_request`), where nothing stays loaded and a read or a run
+names its skill, which is read for that request alone.
 """
 
 from __future__ import annotations
@@ -41,7 +46,25 @@ class RuntimeSession:
         self.max_active = max_active
         self.session_id = session_id or uuid.uuid4().hex
         self._active: list[SkillRecord] = []
-        self.running_scripts = 0
+        self.stateless = False
+        self._runs = [0]  # shared by the sessions of one connection's stateless requests
+
+    @property
+    def running_scripts(self) -> int:
+        """Scripts of this connection running now (its limit holds across requests)."""
+        return self._runs[0]
+
+    @running_scripts.setter
+    def running_scripts(self, count: int) -> None:
+        self._runs[0] = count
+
+    def for_one_request(self) -> RuntimeSession:
+        """A session for one stateless request: nothing loaded before it or kept after
+        it, the connection's limit on running scripts shared."""
+        fresh = RuntimeSession(self.registry, max_active=self.max_active)
+        fresh.stateless = True
+        fresh._runs = self._runs
+        return fresh
 
     @property
     def active(self) -> tuple[SkillRecord, ...]:
@@ -94,7 +117,15 @@ class RuntimeSession:
         self._active = [record for record in self._active if record.name not in dropped]
 
     def select(self, skill: str | None = None) -> SkillRecord:
-        """The active skill a read or script run acts on: ``skill``, else the most recent."""
+        """The active skill a read or script run acts on: ``skill``, else the most recent.
+        In a stateless request, the skill ``skill`` names (read now), which it must name."""
+        if self.stateless and not self._active:
+            if skill is None:
+                raise NoActiveSkillError(
+                    "requests of MCP 2026-07-28 are served statelessly: nothing stays loaded "
+                    "between them, so name the skill with 'skill'"
+                )
+            return self.load([skill])[0]
         if not self._active:
             raise NoActiveSkillError(
                 "no skill is loaded; call skills_load with the skill's name first"

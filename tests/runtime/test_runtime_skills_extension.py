@@ -693,3 +693,20 @@ async def test_a_resource_not_found_is_32002_with_its_uri_under_2025_11_25(
             assert (caught.value.error.code, caught.value.error.data) == (-32002, {"uri": uri})
     finally:
         await connection.stop()
+
+
+async def test_requests_of_2026_07_28_keep_no_state_between_them(server: McpConnection) -> None:
+    # 2026-07-28 (basic/index, Statelessness; server/prompts, List): a load changed what
+    # prompts/list and skills_read answered later on the same connection.
+    assert server.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    before = [p.name for p in (await server.session.list_prompts()).prompts]
+    await server.ok("skills_load", {"names": ["partial"]})
+    after = [p.name for p in (await server.session.list_prompts()).prompts]
+    assert before == after == ["active_skills"]
+    refused = await server.refused("skills_read", {"path": "notes.md"}, "no_active_skill")
+    assert "served statelessly" in refused and "'skill'" in refused
+    # Named, the skill is read for that request alone.
+    read = await server.ok("skills_read", {"path": "notes.md", "skill": "partial"})
+    assert read.content[0].text == "Partial notes.\n"
+    active = await server.session.read_resource("skills://active")
+    assert "Partial" not in active.contents[0].text

@@ -52,8 +52,19 @@ def open_engine(
 ) -> Engine:
     """A fresh engine; composites (and direct sub-skill starts) get the composite layer.
 
-    Raises ``ParamsError`` for params that fail the schema.
+    Raises ``ParamsError`` for params that fail the schema, and for any params of a skill
+    that declares none: every key is then undeclared, which the protocol refuses rather
+    than drop (inside a run, a dispatcher may still hand a sub-skill without a schema
+    whatever its mapping returns).
     """
+    if definition.params is None and params not in (None, {}):
+        from skillkit_core.errors import ParamsError
+
+        given = ", ".join(sorted(map(str, params))) if isinstance(params, dict) else "a value"
+        raise ParamsError(
+            f"skill '{definition.name}' declares no params, so it takes none; leave --params "
+            f"out (given: {given})"
+        )
     if subskill is not None or definition.is_composite:
         from skillkit_core.composite import CompositeEngine
 

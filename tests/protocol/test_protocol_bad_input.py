@@ -14,11 +14,13 @@ import pytest
 
 from tests.protocol.support import (
     DEPLOY_CHECK,
+    GET_TO_KNOW_YOU,
     HANDBOOK,
     ROOT,
     TRIAGE,
     Call,
     Session,
+    ok,
     run,
     start_session,
 )
@@ -500,3 +502,14 @@ def test_a_session_folder_whose_path_is_not_utf8_is_refused_before_anything_is_m
     assert "is not a UTF-8 path" in call.json["message"]
     assert "bad\\xff" in call.json["message"]
     assert list(bad.iterdir()) == []
+
+
+@pytest.mark.parametrize("params", ['{"x": 1}', '{"name": "Ada", "extra": true}', "[1]"])
+def test_params_for_a_skill_that_declares_none_are_refused_not_dropped(params: str) -> None:
+    # protocol.md: a --params key the schema does not declare is refused, never dropped
+    # silently; get-to-know-you declares no params, so every key is undeclared.
+    call = run(GET_TO_KNOW_YOU, "start", "--params", params)
+    result = call.json
+    assert (call.code, result["error"], result["retry"]) == (1, "params", True), call.describe()
+    assert "declares no params" in result["message"]
+    assert ok(run(GET_TO_KNOW_YOU, "start", "--params", "{}"))["kind"] == "prompt"

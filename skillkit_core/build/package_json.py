@@ -8,11 +8,18 @@ override them, and ``name``/``version`` always come from the skill.
 ``resolve_version=True`` reads the version from the nearest ancestor of the skill's file
 that has one: ``pyproject.toml`` (``[project].version``) or ``package.json``
 (``"version"``), looked for in that order in each folder.
+
+npm takes a package.json only with a semantic version and a URL-friendly name
+(docs.npmjs.com, package.json "name" and "version"; validate-npm-package-name): a Python
+version (``1.2rc1``, ``2024.1``) is written in its semver form (:func:`npm_version`), a
+name npm refuses is a warning when it is the skill's (the spec allows ``café``) and an
+error when ``package=`` gave it (:func:`npm_fields`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +95,126 @@ def _read_json(path: Path, *, purpose: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BuildError(f"{path} ({purpose}) must hold a JSON object")
     return data
+
+
+_SEMVER_PART = r"(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)"
+_SEMVER = re.compile(
+    rf"(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)"
+    rf"(?:-{_SEMVER_PART}(?:\.{_SEMVER_PART})*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
+)
+_PRE_NAMES = {"a": "alpha", "b": "beta", "rc": "rc"}
+
+
+def npm_version(version: str) -> str:
+    """``version`` as npm takes it: itself when it is a semantic version (semver.org 2.0),
+    else the semver form of a PEP 440 version (``1.2rc1`` is ``1.2.0-rc.1``, ``1.0.dev3``
+    is ``1.0.0-dev.3``, ``1.0.post1`` is ``1.0.0+post.1``); a ``BuildError`` for neither."""
+    if _SEMVER.fullmatch(version):
+        return version
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        parsed = None
+    if parsed is None or parsed.epoch or len(parsed.release) > 3:
+        raise BuildError(
+            f"version {version!r} is neither a semantic version (1.2.3) nor a Python one npm's "
+            "form can carry; package.json needs one (npm refuses it otherwise): give "
+            "version='1.2.3'"
+        )
+    release = [*parsed.release, 0, 0][:3]
+    pre = [_PRE_NAMES[parsed.pre[0]], str(parsed.pre[1])] if parsed.pre else []
+    pre += ["dev", str(parsed.dev)] if parsed.dev is not None else []
+    build = ["post", str(parsed.post)] if parsed.post is not None else []
+    build += parsed.local.split(".") if parsed.local else []
+    text = ".".join(map(str, release))
+    text += f"-{'.'.join(pre)}" if pre else ""
+    return text + (f"+{'.'.join(build)}" if build else "")
+
+
+# Node's core modules npm refuses as new package names (Node's module.builtinModules),
+# those a skill name can spell.
+_NODE_CORE = frozenset(
+    {
+        "assert",
+        "buffer",
+        "cluster",
+        "console",
+        "constants",
+        "crypto",
+        "dgram",
+        "dns",
+        "domain",
+        "events",
+        "fs",
+        "http",
+        "http2",
+        "https",
+        "inspector",
+        "module",
+        "net",
+        "os",
+        "path",
+        "process",
+        "punycode",
+        "querystring",
+        "readline",
+        "repl",
+        "stream",
+        "sys",
+        "timers",
+        "tls",
+        "tty",
+        "url",
+        "util",
+        "v8",
+        "vm",
+        "wasi",
+        "zlib",
+    }
+)
+_NPM_PART = re.compile(r"[a-z0-9-][a-z0-9._-]*")
+
+
+def npm_name_problem(name: str) -> str | None:
+    """Why npm refuses ``name`` for a new package, or ``None``."""
+    scope, _, bare = name.rpartition("/") if name.startswith("@") else ("", "", name)
+    if len(name) > 214:
+        return "it is longer than 214 characters"
+    if name in ("node_modules", "favicon.ico") or bare in _NODE_CORE:
+        return "npm keeps that name (a reserved word or a Node core module)"
+    if name != name.lower():
+        return "it has capital letters"
+    if not _NPM_PART.fullmatch(bare) or (scope and not _NPM_PART.fullmatch(scope[1:])):
+        return (
+            "it may hold only URL-friendly characters (a-z, 0-9, '-', '.', '_'), and "
+            "start with neither '.' nor '_'"
+        )
+    return None
+
+
+def npm_fields(definition: Definition, version: str) -> tuple[str, list[str]]:
+    """The version package.json carries and warnings about what npm would refuse; a
+    ``BuildError`` for a ``package=`` name npm refuses (the author chose it)."""
+    warnings: list[str] = []
+    written = npm_version(version)
+    if written != version:
+        warnings.append(
+            f"package.json carries version {written}, the semantic form of {version} "
+            "(npm takes no other)"
+        )
+    given = (definition.meta.package or {}).get("name")
+    name = given or definition.name
+    problem = npm_name_problem(str(name))
+    if problem and given:
+        raise BuildError(f"package= name {name!r} is no name npm takes: {problem}")
+    if problem:
+        warnings.append(
+            f"npm refuses the package name {name!r} ({problem}): npm cannot install or "
+            "publish this package.json; give package={'name': ...} to name it for npm"
+        )
+    return written, warnings
 
 
 def package_fields(definition: Definition, version: str, files: list[str]) -> dict[str, Any]:

@@ -258,7 +258,7 @@ def _assemble(
     result: BuildResult,
     report: Progress,
 ) -> None:
-    from skillkit_core.build.package_json import default_files, merged_package_json
+    from skillkit_core.build.package_json import default_files, merged_package_json, npm_fields
     from skillkit_core.build.skill_md import render_skill_md
     from skillkit_core.build.validate import check_output
 
@@ -282,7 +282,11 @@ def _assemble(
     report("step", STEPS["package-json"])
     files = default_files(bool(copied["references"]), bool(copied["assets"]))
     existing = out / "package.json"
-    text = merged_package_json(definition, version, files, existing if existing.is_file() else None)
+    npm_version, npm_warnings = npm_fields(definition, version)
+    result.warnings.extend(npm_warnings)
+    text = merged_package_json(
+        definition, npm_version, files, existing if existing.is_file() else None
+    )
     (stage / "package.json").write_text(text, encoding="utf-8")
 
     report("step", STEPS["check"])

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,81 @@ def test_skill_version_order_explicit_resolved_default(tmp_path: Path) -> None:
         .build()
     )
     assert skill_version(handbook, entry) == "7.7.7"
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        ("1.2.3", "1.2.3"),
+        ("1.2.3-beta.1+build.5", "1.2.3-beta.1+build.5"),
+        ("1.0", "1.0.0"),
+        ("2024.1", "2024.1.0"),
+        ("1.2rc1", "1.2.0-rc.1"),
+        ("1.0a2", "1.0.0-alpha.2"),
+        ("1.0.dev3", "1.0.0-dev.3"),
+        ("1.0.post1", "1.0.0+post.1"),
+        ("1.0+local.7", "1.0.0+local.7"),
+    ],
+)
+def test_python_versions_are_written_in_their_semver_form(given: str, written: str) -> None:
+    # npm takes a package.json only with a semantic version: `npm publish` refused
+    # "1.2rc1", which resolve_version read from a pyproject.toml.
+    from skillkit_core.build.package_json import npm_fields
+
+    version, warnings = npm_fields(_skill(version=given), given)
+    assert version == written
+    assert bool(warnings) is (given != written)
+
+
+@pytest.mark.parametrize("given", ["latest", "1!2.0", "1.2.3.4"])
+def test_a_version_npm_cannot_carry_is_a_build_error(given: str) -> None:
+    from skillkit_core.build.package_json import npm_fields
+
+    with pytest.raises(BuildError, match="neither a semantic version"):
+        npm_fields(_skill(version=given), given)
+
+
+def test_npm_names_the_skill_cannot_have_warn_and_package_names_fail() -> None:
+    from skillkit_core.build.package_json import npm_fields
+
+    def named(name: str, **options):
+        return (
+            skill(name=name, entry="a", description="Demo.", **options)
+            .step("a", prompt="Do it.", next=terminal)
+            .build()
+        )
+
+    for name in ("café", "http"):  # the spec allows them; npm does not
+        _, warnings = npm_fields(named(name), "1.0.0")
+        assert any(f"npm refuses the package name '{name}'" in w for w in warnings), warnings
+    assert npm_fields(named("pdf-tools"), "1.0.0") == ("1.0.0", [])
+    assert npm_fields(named("pdf", package={"name": "@org/pdf-tools"}), "1.0.0")[1] == []
+    with pytest.raises(BuildError, match="package= name 'Bad Name!' is no name npm takes"):
+        npm_fields(named("pdf", package={"name": "Bad Name!"}), "1.0.0")
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_npm_packs_a_skill_built_with_a_python_version(tmp_path: Path) -> None:
+    from tests.build.conftest import build
+
+    entry = tmp_path / "rc_skill.py"
+    entry.write_text(
+        "from skillkit_core import skill, terminal\n"
+        "rc = (skill(name='rc-skill', entry='a', description='Demo. Use for tests.',"
+        " version='1.2rc1').step('a', prompt='Do it.', next=terminal).build())\n"
+    )
+    result = build(str(entry), tmp_path / "out")
+    assert any("1.2.0-rc.1, the semantic form of 1.2rc1" in w for w in result.warnings)
+    done = subprocess.run(
+        ["npm", "pack", "--dry-run", "--json"],
+        cwd=result.out_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "npm_config_cache": str(tmp_path / "npm-cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    (packed,) = json.loads(done.stdout)
+    assert (packed["name"], packed["version"]) == ("rc-skill", "1.2.0-rc.1")
+    shipped = {file["path"] for file in packed["files"]}
+    assert {"SKILL.md", "scripts/run", "package.json"} <= shipped

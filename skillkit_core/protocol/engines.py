@@ -57,12 +57,16 @@ def open_engine(
     than drop (inside a run, a dispatcher may still hand a sub-skill without a schema
     whatever its mapping returns).
     """
-    if definition.params is None and params not in (None, {}):
+    # A direct sub-skill start's params are the sub-skill's.
+    sub = definition.subskill(subskill) if subskill is not None else None
+    started = sub.definition if sub is not None else definition
+    unknown_sub = subskill is not None and sub is None  # the composite engine says so
+    if not unknown_sub and started.params is None and params not in (None, {}):
         from skillkit_core.errors import ParamsError
 
         given = ", ".join(sorted(map(str, params))) if isinstance(params, dict) else "a value"
         raise ParamsError(
-            f"skill '{definition.name}' declares no params, so it takes none; leave --params "
+            f"skill '{started.name}' declares no params, so it takes none; leave --params "
             f"out (given: {given})"
         )
     if subskill is not None or definition.is_composite:

@@ -201,3 +201,31 @@ def test_the_script_is_posix_sh(tmp_path: Path) -> None:
 def test_names_that_could_escape_the_script_are_refused(name: str) -> None:
     with pytest.raises(BuildError):
         pyz_wrapper(name)
+
+
+def test_calls_a_shell_makes_of_unusual_paths_find_the_skill(tmp_path: Path) -> None:
+    # From a probe running scripts/run under dash, bash, busybox, mksh, zsh and ksh:
+    # `sh run` (no slash in $0) looked along PATH only; a symlinked scripts/ folder gave
+    # the link's parent as SKILL_DIR; a relative path starting with "-" was read by sh as
+    # an option ("Illegal option -d", no JSON).
+    skill = tmp_path / "shared" / "demo"
+    _skill(skill)
+    assert _call(["/bin/sh", "run", "topics"], skill / "scripts")["skill_dir"] == str(skill)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "scripts").symlink_to(skill / "scripts")
+    assert _call(["scripts/run"], elsewhere)["skill_dir"] == str(skill)
+    dashed = tmp_path / "-lead" / "demo"
+    _skill(dashed)
+    assert _call(["-lead/demo/scripts/run"], tmp_path)["skill_dir"] == str(dashed)
+
+
+@pytest.mark.parametrize("python", ["cd", "-V"])
+def test_a_skillkit_python_that_is_no_program_is_a_json_error(tmp_path: Path, python: str) -> None:
+    # command -v names builtins too: SKILLKIT_PYTHON=cd ran `exec cd` (exit 127, no JSON).
+    run = _skill(tmp_path / "demo")
+    done = subprocess.run(
+        [str(run), "start"], capture_output=True, text=True, env=_env(SKILLKIT_PYTHON=python)
+    )
+    assert done.returncode == 1, done
+    assert json.loads(done.stdout)["error"] == "python"

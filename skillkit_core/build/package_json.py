@@ -174,23 +174,25 @@ _NODE_CORE = frozenset(
         "zlib",
     }
 )
-_NPM_PART = re.compile(r"[a-z0-9-][a-z0-9._-]*")
+_NPM_PART = re.compile(r"[a-z0-9._-]+")
 
 
 def npm_name_problem(name: str) -> str | None:
-    """Why npm refuses ``name`` for a new package, or ``None``."""
-    scope, _, bare = name.rpartition("/") if name.startswith("@") else ("", "", name)
+    """Why npm refuses ``name`` for a new package, or ``None`` (validate-npm-package-name:
+    the reserved words and core modules, and the leading ``.`` or ``_``, are of the whole
+    name: ``@org/http`` is fine)."""
     if len(name) > 214:
         return "it is longer than 214 characters"
-    if name in ("node_modules", "favicon.ico") or bare in _NODE_CORE:
+    if name in ("node_modules", "favicon.ico") or name in _NODE_CORE:
         return "npm keeps that name (a reserved word or a Node core module)"
     if name != name.lower():
         return "it has capital letters"
-    if not _NPM_PART.fullmatch(bare) or (scope and not _NPM_PART.fullmatch(scope[1:])):
-        return (
-            "it may hold only URL-friendly characters (a-z, 0-9, '-', '.', '_'), and "
-            "start with neither '.' nor '_'"
-        )
+    if name.startswith((".", "_")):
+        return "it starts with '.' or '_'"
+    scope, slash, bare = name[1:].partition("/") if name.startswith("@") else ("", "", name)
+    parts = (scope, bare) if slash else (bare,)
+    if not all(_NPM_PART.fullmatch(part) for part in parts) or bare.startswith("."):
+        return "it may hold only URL-friendly characters (a-z, 0-9, '-', '.', '_')"
     return None
 
 

@@ -132,10 +132,10 @@ def _headline(diagnostic: LintDiagnostic) -> Styled:
     line = Styled(f"  {_shown_path(where)}: ")
     line.append(diagnostic.severity, style=_STYLES[diagnostic.severity])
     line.append(f" [{diagnostic.rule}] ", style="dim")
-    first, *more = escape_controls(diagnostic.message).split("\n")
+    first, *more = _shown(diagnostic.message).split("\n")
     line.append(first)
     if diagnostic.step:
-        line.append(f" (step '{escape_controls(diagnostic.step, line_breaks=True)}')", style="dim")
+        line.append(f" (step '{_shown(diagnostic.step, line_breaks=True)}')", style="dim")
     if diagnostic.fix is not None:
         line.append(" (fixable)", style="green")
     elif diagnostic.suggestions:
@@ -147,18 +147,30 @@ def _headline(diagnostic: LintDiagnostic) -> Styled:
     return line
 
 
-# Where the later lines of a message start. CI runners read a line that starts, after its
-# leading blanks, with "::" or "##[" as a command (actions/runner ActionCommand.TryParseV2
-# and TryParse): text a skill controls must never start a line.
+# Where the later lines of a message start. The GitHub runner reads a line that starts,
+# after its leading blanks, with "::" as a command (actions/runner ActionCommand
+# .TryParseV2), and one holding "##[" anywhere as an older one (TryParse): text a skill
+# controls must start no line and hold no "##[" (see _shown).
 _CONTINUED = "      | "
-_COMMAND_STARTS = ("::", "##[")
+
+
+def _shown(text: str, *, line_breaks: bool = False) -> str:
+    """Text a skill controls, for the text format: control characters escaped, and the
+    "##[" of the runner's older commands written ``#\x23[`` (``##[error]`` in a folder
+    name or a frontmatter value made an annotation of its own)."""
+    return escape_controls(text, line_breaks=line_breaks).replace("##[", "#\\x23[")
 
 
 def _shown_path(path: str) -> str:
-    """``path`` on one line, written from ``./`` when it would start a runner command (a
-    folder named ``::error file=README.md::forged`` made its own annotation)."""
-    shown = escape_controls(path, line_breaks=True)
-    return f"./{shown}" if shown.startswith(_COMMAND_STARTS) else shown
+    """``path`` on one line, written from ``./`` when it would start a runner command
+    once its leading blanks are trimmed (a folder named ``::error file=README.md::forged``
+    made its own annotation, and `` ::error`` with a space did too)."""
+    return _not_a_command(_shown(path, line_breaks=True))
+
+
+def _not_a_command(shown: str) -> str:
+    """A shown path written from ``./`` when its line would start a runner command."""
+    return f"./{shown}" if shown.lstrip().startswith("::") else shown
 
 
 def _takes(console: Console | PlainConsole, text: str) -> bool:
@@ -206,7 +218,7 @@ def _frame(
 
 
 def _shown_source(text: str) -> str:
-    return escape_controls(text.replace("\t", " "), line_breaks=True)
+    return _shown(text.replace("\t", " "), line_breaks=True)
 
 
 class _SourceCache:
@@ -330,8 +342,8 @@ def render_hosts(run: CheckRun, console: Console) -> None:
     for report, name in zip(reports, names, strict=True):
         for verdict in report.hosts:
             for reason in verdict.reasons:
-                label = Text(f"  {name} · {verdict.consumer.label}: ", style="dim")
-                console.print(label + Text(escape_controls(reason)))
+                label = f"  {_not_a_command(name)} · {verdict.consumer.label}: "
+                console.print(Text(label, style="dim") + Text(_shown(reason, line_breaks=True)))
 
 
 def _wrap_path(path: str, width: int) -> str:
@@ -353,7 +365,7 @@ def _wrap_path(path: str, width: int) -> str:
 def _short_labels(labels: list[str]) -> tuple[list[str], str]:
     """``labels`` relative to the folder they all lie in, and that folder (``""`` for a
     single label, or when they share none); all escaped for a terminal."""
-    escaped = [escape_controls(label, line_breaks=True) for label in labels]
+    escaped = [_shown(label, line_breaks=True) for label in labels]
     if len(labels) < 2:
         return escaped, ""
     parts = [label.split("/") for label in labels]
@@ -367,8 +379,8 @@ def _short_labels(labels: list[str]) -> tuple[list[str], str]:
         return escaped, ""
     common = "/".join(parts[0][:shared]) or "/"
     short = ["/".join(p[shared:]) for p in parts]
-    named = escape_controls(common, line_breaks=True)
-    return [escape_controls(label, line_breaks=True) for label in short], named
+    named = _shown(common, line_breaks=True)
+    return [_shown(label, line_breaks=True) for label in short], named
 
 
 # ---------------------------------------------------------------- json

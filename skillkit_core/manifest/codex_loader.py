@@ -10,9 +10,10 @@ loader.rs`` at e51b9d1d (``extract_frontmatter``, ``parse_skill_frontmatter_meta
   white space, which a byte-order mark is not; the next line that trims to ``---``
   closes the frontmatter, and at least one line must lie between.
 - The frontmatter is deserialised by serde_yaml into a structure of ``name``,
-  ``description`` (optional strings) and ``metadata`` (a mapping): a repeated one of
-  these keys, a ``metadata`` that is no mapping or a name that is no scalar fails; other
-  keys are ignored. When the YAML does not parse, plain values holding ``": "`` (and
+  ``description`` (optional strings) and ``metadata`` (a mapping whose
+  ``short-description`` is an optional string): a repeated one of these keys, a
+  ``metadata`` that is no mapping or a name that is no scalar fails; other keys are
+  ignored. When the YAML does not parse, plain values holding ``": "`` (and
   flow-like values that do not parse) on ``key: value`` lines are quoted and it is tried
   once more (``description: Deploy to AWS: ECS`` loads).
 - ``name`` (runs of white space made one space) may be missing: the folder's name is used.
@@ -129,6 +130,8 @@ def _field_refusals(fields: dict[str, Any], folder_name: str) -> list[str]:
     metadata = fields.get("metadata")
     if metadata is not None and not (isinstance(metadata, yaml.MappingNode) or _is_null(metadata)):
         refusals.append("`metadata` must be a mapping for Codex")
+    elif isinstance(metadata, yaml.MappingNode):
+        refusals += _short_description_refusals(metadata)
     if refusals:
         return refusals
     shown_name = _one_line(_text(name)) or _one_line(folder_name) or "skill"
@@ -137,6 +140,22 @@ def _field_refusals(fields: dict[str, Any], folder_name: str) -> list[str]:
     if not _one_line(_text(fields.get("description"))):
         refusals.append("Codex refuses a skill without a description")
     return refusals
+
+
+def _short_description_refusals(metadata: Any) -> list[str]:
+    """``metadata.short-description``, the one metadata field Codex deserialises (an
+    optional string): a second one, or one that is no scalar, fails the parse."""
+    import yaml
+
+    found = [value for key, value in metadata.value if getattr(key, "value", None) == _SHORT]
+    if len(found) > 1:
+        return [f"duplicate field `{_SHORT}` in `metadata`"]
+    if found and not isinstance(found[0], yaml.ScalarNode):
+        return [f"`metadata.{_SHORT}` must be a string for Codex"]
+    return []
+
+
+_SHORT = "short-description"
 
 
 def _is_null(node: Any) -> bool:
@@ -207,7 +226,7 @@ def _parses(text: str) -> bool:
     import yaml
 
     try:
-        yaml.safe_load(text)
+        _compose(text)
     except yaml.YAMLError:
         return False
     return True

@@ -4,12 +4,13 @@ Consumers differ in what they accept: the strict spec validator (the reference
 ``skills-ref`` tool) uses a strict YAML subset and only the specification's keys;
 claude.ai / API upload also restricts names to ASCII and forbids reserved words and XML
 tags; Claude Code reads its own extension keys and treats ``name`` as optional; VS Code
-requires ``name`` and ``description`` and ignores keys it does not know; Codex reads the
-file its own way (:mod:`skillkit_core.manifest.codex_loader`, from its loader's source).
+requires ``name`` and ``description`` and ignores keys it does not know; Codex and Gemini
+CLI read the file their own way (:mod:`skillkit_core.manifest.codex_loader`,
+:mod:`skillkit_core.manifest.gemini_loader`, from their loaders' source).
 
 Verdicts are computed from the lint diagnostics of the folder plus the parsed SKILL.md,
-so they never disagree with what ``skillkit check`` reports (Codex's, read as Codex
-reads, may load a file every other consumer refuses).
+so they never disagree with what ``skillkit check`` reports (Codex's and Gemini CLI's,
+read as they read, may load a file every other consumer refuses).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ CLAUDE_API = Consumer("claude-api", "claude.ai / API upload")
 CLAUDE_CODE = Consumer("claude-code", "Claude Code")
 VSCODE = Consumer("vscode", "VS Code")
 CODEX = Consumer("codex", "Codex")
-CONSUMERS: tuple[Consumer, ...] = (SPEC, CLAUDE_API, CLAUDE_CODE, VSCODE, CODEX)
+GEMINI_CLI = Consumer("gemini-cli", "Gemini CLI")
+CONSUMERS: tuple[Consumer, ...] = (SPEC, CLAUDE_API, CLAUDE_CODE, VSCODE, CODEX, GEMINI_CLI)
 
 # Diagnostics that stop every consumer: no file, no frontmatter, broken YAML.
 _FATAL_RULES = frozenset(
@@ -89,8 +91,11 @@ def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) ->
     fatal = [d for d in found if d.rule in _FATAL_RULES and d.severity == "error"]
     if fatal:
         reasons = tuple(_reason(d) for d in fatal)
+        own = {CODEX: _codex, GEMINI_CLI: _gemini_cli}
         return [
-            _codex(folder, found) if consumer is CODEX else HostVerdict(consumer, False, reasons)
+            own[consumer](folder, found)
+            if consumer in own
+            else HostVerdict(consumer, False, reasons)
             for consumer in CONSUMERS
         ]
     return [verdict(folder, found) for verdict in _VERDICTS]
@@ -179,10 +184,26 @@ def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     return HostVerdict(CODEX, not reasons, tuple(reasons))
 
 
+def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    from skillkit_core.manifest.gemini_loader import gemini_refusals
+
+    # Node reads bytes that are not UTF-8 as replacement characters, not as a failure.
+    unreadable = [
+        _reason(d)
+        for d in found
+        if d.rule == "skill-md-unreadable"
+        and d.severity == "error"
+        and "not valid UTF-8" not in d.message
+    ]
+    reasons = unreadable or gemini_refusals(folder.parsed)
+    return HostVerdict(GEMINI_CLI, not reasons, tuple(reasons))
+
+
 _VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...] = (
     _spec,
     _claude_api,
     _claude_code,
     _vscode,
     _codex,
+    _gemini_cli,
 )

@@ -171,6 +171,8 @@ def test_npm_names_the_skill_cannot_have_warn_and_package_names_fail() -> None:
         assert any(f"npm refuses the package name '{name}'" in w for w in warnings), warnings
     assert npm_fields(named("pdf-tools"), "1.0.0") == ("1.0.0", [])
     assert npm_fields(named("pdf", package={"name": "@org/pdf-tools"}), "1.0.0")[1] == []
+    # Reserved and core names are of the whole name: a scope makes them npm's to take.
+    assert npm_fields(named("http", package={"name": "@myorg/http"}), "1.0.0")[1] == []
     with pytest.raises(BuildError, match="package= name 'Bad Name!' is no name npm takes"):
         npm_fields(named("pdf", package={"name": "Bad Name!"}), "1.0.0")
 

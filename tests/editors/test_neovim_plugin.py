@@ -368,6 +368,15 @@ def test_setup_warns_about_each_bad_option_and_keeps_its_default(tmp_path: Path)
     )
     assert seen["commands"] == 2
     assert seen["worker"] == {"timeout": 10, "memory_limit": 1024}
+    ranges = _run_lua(
+        tmp_path,
+        """
+  require("skillkit").setup({ worker = { timeout = 0.05, memory_limit = 12.5 } })
+  seen.worker = require("skillkit.config").options.worker
+""",
+    )
+    assert ranges["worker"] == {"timeout": 10, "memory_limit": 1024}  # the server's ranges
+    assert "worker.timeout" in " ".join(ranges["messages"])
     assert seen["events"] == ["BufEnter", "InsertLeave", "BufWritePost", "CursorHold"]
     assert seen["cmd"] is None and seen["trusts_cwd"] is False
     assert seen["host"] == "claude-code"

@@ -186,7 +186,8 @@ def test_hosts_matrix(tmp_path: Path) -> None:
     assert "keys outside the specification: context" in done.stdout
     as_json = skillkit("check", "pdf-tools", "--hosts", "--format", "json", cwd=tmp_path)
     data = json.loads(as_json.stdout)
-    assert [v["loads"] for v in data["hosts"][0]["verdicts"]] == [False, False, True, True, True]
+    loads = [v["loads"] for v in data["hosts"][0]["verdicts"]]
+    assert loads == [False, False, True, True, True, True]
 
 
 def test_rules_and_explain(tmp_path: Path) -> None:

@@ -87,6 +87,7 @@ def test_json_document(tmp_path: Path) -> None:
         "claude-code",
         "vscode",
         "codex",
+        "gemini-cli",
     ]
     assert document["hosts"][0]["target"] == str(root)
 
@@ -290,19 +291,22 @@ def test_no_text_a_skill_controls_starts_a_line_a_ci_runner_reads_as_a_command(
 ) -> None:
     # actions/runner takes a line that starts, after blanks, with "::" (or "##[") as a
     # workflow command: a frontmatter key over two lines forged an annotation.
-    key = '"x\\n::error file=README.md,line=1::forged": v\n'
-    folder = "::warning file=a::folder"
-    make_skill(tmp_path, folder, {"SKILL.md": skill_md(name="folder", extra=key)})
+    # The older command form, "##[error]...", is read anywhere in a line (TryParse).
+    key = '"x\\n::error file=README.md,line=1::forged ##[error]old": v\n'
+    folders = ["::warning file=a::folder", " ::error title=F::spaced", "a##[error]forged"]
+    for folder in folders:
+        make_skill(tmp_path, folder, {"SKILL.md": skill_md(name="folder", extra=key)})
     monkeypatch.chdir(tmp_path)
-    run = check_paths([folder])
+    run = check_paths(folders)
     plain = io.StringIO()
     formats.render_text(run, formats.PlainConsole(plain))
     text = plain.getvalue()
-    for output in (text, render(run)):
-        starts = [ln.lstrip()[:3] for ln in output.splitlines()]
-        assert not [s for s in starts if s.startswith(("::", "##["))], output
-    assert f"./{folder}/SKILL.md\n" in text
-    assert "unknown frontmatter key 'x\n      | ::error file=README.md,line=1::forged'" in text
+    for output in (text, render(run, hosts=True)):
+        assert "##[" not in output
+        assert not [ln for ln in output.splitlines() if ln.lstrip().startswith("::")], output
+    assert f"./{folders[0]}/SKILL.md\n" in text and f"./{folders[1]}/SKILL.md\n" in text
+    assert "a#\\x23[error]forged/SKILL.md" in text
+    assert "      | ::error file=README.md,line=1::forged #\\x23[error]old'" in text
 
 
 def test_json_fix_names_the_files_it_makes_executable(tmp_path: Path) -> None:

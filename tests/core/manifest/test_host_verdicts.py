@@ -34,6 +34,7 @@ def test_claude_code_extension_keys_fail_only_strict_consumers(tmp_path: Path) -
         "claude-code": True,
         "vscode": True,
         "codex": True,
+        "gemini-cli": True,
     }
     assert result["spec"][1] == ("keys outside the specification: context, when_to_use",)
 
@@ -52,8 +53,10 @@ def test_invalid_yaml_fails_everywhere_with_the_position_but_in_codex(tmp_path: 
     text = "---\nname: pdf-tools\ndescription: Use when: PDFs\n---\n"
     result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
     # Codex quotes a plain value holding ": " and parses again (repair_frontmatter_scalar_
-    # fields in its loader.rs, whose comment names "description: Build for AWS: ECS").
+    # fields in its loader.rs, whose comment names "description: Build for AWS: ECS");
+    # Gemini CLI falls back to reading name: and description: lines (skillLoader.ts).
     assert result.pop("codex") == (True, ())
+    assert result.pop("gemini-cli") == (True, ())
     for ok, reasons in result.values():
         assert not ok
         assert reasons[0].startswith("line 3: invalid YAML")
@@ -79,8 +82,10 @@ def test_a_byte_order_mark_fails_the_strict_validator_through_its_rule(tmp_path:
     loads, reasons = verdicts(root)["spec"]
     assert not loads
     assert len(reasons) == 1 and reasons[0].endswith("[skill-md-bom]")
-    # Codex's first line must trim to "---", and Rust's trim keeps a BOM.
-    assert {host for host, (ok, _) in verdicts(root).items() if not ok} == {"spec", "codex"}
+    # Codex's first line must trim to "---", and Rust's trim keeps a BOM; Gemini CLI's
+    # pattern wants "---" first.
+    refusing = {host for host, (ok, _) in verdicts(root).items() if not ok}
+    assert refusing == {"spec", "codex", "gemini-cli"}
 
 
 def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None:
@@ -91,6 +96,7 @@ def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None
         "claude-code": True,
         "vscode": True,
         "codex": True,
+        "gemini-cli": True,
     }
 
 
@@ -102,6 +108,7 @@ def test_folder_mismatch_fails_spec_and_vscode_not_codex(tmp_path: Path) -> None
         "claude-code": True,
         "vscode": False,
         "codex": True,
+        "gemini-cli": True,
     }
 
 
@@ -130,6 +137,14 @@ CODEX_CASES = {
     "duplicate-name": ("---\nname: a\nname: b\ndescription: Does PDFs.\n---\n", False),
     "duplicate-other-key": ("---\nlicense: a\nlicense: b\ndescription: D.\n---\n", True),
     "metadata-string": ("---\ndescription: Does PDFs.\nmetadata: v1\n---\n", False),
+    "short-description-list": (
+        "---\ndescription: D.\nmetadata:\n  short-description: [x, y]\n---\n",
+        False,
+    ),
+    "short-description-string": (
+        "---\ndescription: D.\nmetadata:\n  short-description: Short.\n  other: [1]\n---\n",
+        True,
+    ),
     "no-description": ("---\nname: pdf-tools\n---\n", False),
     "blank-description": ("---\nname: pdf-tools\ndescription: '  '\n---\n", False),
     "lone-cr-lines": ("---\rname: pdf-tools\rdescription: Does PDFs.\r---\r", False),
@@ -160,3 +175,27 @@ def test_codex_cannot_read_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     assert codex_refusals(read_skill_md(str(root)), "pdf-tools") == [
         "Codex reads SKILL.md as UTF-8 text, and this file is not"
     ]
+
+
+# Gemini CLI, as its loader reads a SKILL.md (google-gemini/gemini-cli skillLoader.ts).
+GEMINI_CASES = {
+    "any-name-format": ("---\nname: My_Skill\ndescription: D.\n---\n", True),
+    "no-description": ("---\nname: pdf-tools\n---\n", False),
+    "empty-description-line": ("---\nname: pdf-tools\ndescription:\n---\n", True),
+    "no-name": ("---\ndescription: Does PDFs.\n---\n", False),
+    "duplicate-keys": ("---\nname: a\nname: b\ndescription: D.\n---\n", True),
+    "indented-closing-line": ("---\nname: a\ndescription: D.\n  ---\n", False),
+    "name-swallowed-by-description": ("---\ndescription: D\n  name: a\n---\n", False),
+    "crlf": ("---\r\nname: a\r\ndescription: D.\r\n---\r\n", True),
+    "impossible-date": ("---\nname: a\ndescription: D.\nwhen: 2025-02-29\n---\n", True),
+    "empty-frontmatter": ("---\n---\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GEMINI_CASES))
+def test_gemini_cli_verdict_reads_as_gemini_cli_reads(tmp_path: Path, case: str) -> None:
+    text, expected = GEMINI_CASES[case]
+    result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
+    loads_in_gemini, reasons = result["gemini-cli"]
+    assert loads_in_gemini is expected, reasons
+    assert bool(reasons) is not expected

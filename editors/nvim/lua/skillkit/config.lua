@@ -59,8 +59,14 @@ local function names(value)
   return value
 end
 
-local function positive_number(value)
-  return type(value) == "number" and value >= 0
+-- The ranges the server takes (skill_lsp/settings.py), which ignores other values.
+local function timeout(value)
+  return type(value) == "number" and value >= 0.1 and value <= 600
+end
+
+local function memory_limit(value)
+  return type(value) == "number" and value == math.floor(value)
+    and (value == 0 or (value >= 64 and value <= 1048576))
 end
 
 -- Each option: whether a value is right (names given as one string split first), and
@@ -101,7 +107,7 @@ local checks = {
 -- Options inside a table: lint = { select, ignore }, worker = { timeout, memory_limit }.
 local nested = {
   lint = { select = is_list_of_strings, ignore = is_list_of_strings },
-  worker = { timeout = positive_number, memory_limit = positive_number },
+  worker = { timeout = timeout, memory_limit = memory_limit },
 }
 
 --- The options `opts` asks for over the defaults; a value of the wrong kind is left out
@@ -126,7 +132,12 @@ function M.validate(opts)
           if check and check(item) then
             clean[name][key] = item
           elseif check then
-            warn(name .. "." .. key, item, name == "lint" and "a list of rule ids" or "a number")
+            local want = {
+              lint = "a list of rule ids",
+              timeout = "a number of seconds from 0.1 to 600",
+              memory_limit = "0 or a whole number of MiB from 64",
+            }
+            warn(name .. "." .. key, item, want[key] or want[name])
           else
             table.insert(warnings, "unknown option " .. name .. "." .. tostring(key))
           end

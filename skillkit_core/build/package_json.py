@@ -219,6 +219,51 @@ def npm_fields(definition: Definition, version: str) -> tuple[str, list[str]]:
     return written, warnings
 
 
+# What npm leaves out of every package whatever `files` says (docs.npmjs.com, package.json
+# "files": "Some files are always ignored by default"), by name of a file or folder.
+_NPM_ALWAYS_LEFT_OUT = (
+    ".git", "CVS", ".svn", ".hg", ".lock-wscript", ".wafpickle-*", ".*.swp", ".DS_Store",
+    "._*", "npm-debug.log", ".npmrc", "node_modules", "config.gypi", "*.orig",
+    "package-lock.json",
+)  # fmt: skip
+_NEEDED = ("SKILL.md", "scripts", "bin")
+
+
+def npm_pack_problems(folder: Path) -> list[str]:
+    """What ``npm pack`` of the built ``folder`` would not ship that the skill needs: a
+    ``files`` list (given in ``package=``) that leaves out SKILL.md, scripts/ or bin/, a
+    ``main`` or ``bin`` naming no file, and files npm always leaves out (``notes.orig``,
+    a ``CVS`` folder) that the skill carries."""
+    from fnmatch import fnmatchcase
+
+    fields = _read_json(folder / "package.json", purpose="npm's view of the package")
+    problems = []
+    files = fields.get("files")
+    if isinstance(files, list):
+        entries = [entry.strip("/") for entry in files if isinstance(entry, str)]
+        left_out = [
+            needed
+            for needed in _NEEDED
+            if not any(e == needed or e.startswith(f"{needed}/") or "*" in e for e in entries)
+        ]
+        if left_out:
+            problems.append(
+                f"package.json files leaves out {', '.join(left_out)}: npm would not ship it, "
+                "and the installed skill could not run"
+            )
+    named = [fields.get("main")]
+    binaries = fields.get("bin")
+    named += list(binaries.values()) if isinstance(binaries, dict) else [binaries]
+    for path in (p for p in named if isinstance(p, str)):
+        if not (folder / path).is_file():
+            problems.append(f"package.json names {path}, which the built skill does not have")
+    for path in sorted(folder.rglob("*")):
+        if any(fnmatchcase(path.name, pattern) for pattern in _NPM_ALWAYS_LEFT_OUT):
+            relative = path.relative_to(folder).as_posix()
+            problems.append(f"npm leaves {relative} out of every package: rename it to ship it")
+    return problems
+
+
 def package_fields(definition: Definition, version: str, files: list[str]) -> dict[str, Any]:
     """The fields the build writes: defaults first, then the author's ``package=``."""
     package = dict(definition.meta.package or {})

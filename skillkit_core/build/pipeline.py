@@ -258,7 +258,12 @@ def _assemble(
     result: BuildResult,
     report: Progress,
 ) -> None:
-    from skillkit_core.build.package_json import default_files, merged_package_json, npm_fields
+    from skillkit_core.build.package_json import (
+        default_files,
+        merged_package_json,
+        npm_fields,
+        npm_pack_problems,
+    )
     from skillkit_core.build.skill_md import render_skill_md
     from skillkit_core.build.validate import check_output
 
@@ -288,6 +293,7 @@ def _assemble(
         definition, npm_version, files, existing if existing.is_file() else None
     )
     (stage / "package.json").write_text(text, encoding="utf-8")
+    result.warnings.extend(npm_pack_problems(stage))
 
     report("step", STEPS["check"])
     checked = check_output(stage, skill_md.extension_keys, definition.name)

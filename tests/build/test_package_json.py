@@ -202,3 +202,38 @@ def test_npm_packs_a_skill_built_with_a_python_version(tmp_path: Path) -> None:
     assert (packed["name"], packed["version"]) == ("rc-skill", "1.2.0-rc.1")
     shipped = {file["path"] for file in packed["files"]}
     assert {"SKILL.md", "scripts/run", "package.json"} <= shipped
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_what_npm_would_leave_out_is_a_warning(tmp_path: Path) -> None:
+    # A reference named notes.orig was linked from SKILL.md but never packed; a files list
+    # in package= that left out bin/ shipped a skill that could not run.
+    from tests.build.conftest import build
+
+    (tmp_path / "references").mkdir()
+    (tmp_path / "references" / "notes.orig").write_text("Old notes.\n")
+    (tmp_path / "references" / "notes.md").write_text("Notes.\n")
+    entry = tmp_path / "left_out.py"
+    entry.write_text(
+        "from skillkit_core import skill, terminal\n"
+        "left = (skill(name='left-out', entry='a', description='Demo. Use for tests.',"
+        " version='1.0.0', package={'files': ['SKILL.md', 'scripts/', 'references/'],"
+        " 'bin': {'left-out': 'nope.js'}})"
+        ".step('a', prompt='Read references/notes.orig first.', next=terminal).build())\n"
+    )
+    result = build(str(entry), tmp_path / "out")
+    warned = "\n".join(result.warnings)
+    assert "files leaves out bin" in warned
+    assert "names nope.js, which the built skill does not have" in warned
+    assert "npm leaves references/notes.orig out of every package" in warned
+    done = subprocess.run(
+        ["npm", "pack", "--dry-run", "--json"],
+        cwd=result.out_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "npm_config_cache": str(tmp_path / "npm-cache")},
+    )
+    shipped = {file["path"] for file in json.loads(done.stdout)[0]["files"]}
+    assert "references/notes.md" in shipped
+    assert "references/notes.orig" not in shipped  # npm itself, the oracle

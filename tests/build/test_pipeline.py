@@ -292,7 +292,8 @@ def test_extension_keys_are_kept_and_reported_with_the_consumers_that_refuse_the
     (warning,) = [w for w in result.warnings if "outside the Agent Skills spec" in w]
     assert "argument-hint, model, user-invocable" in warning
     assert "strict spec validator and claude.ai / API upload refuse" in warning
-    assert "; Claude Code reads them" in warning and "VS Code and Codex load the folder" in warning
+    assert "; Claude Code reads them" in warning
+    assert "VS Code, Codex and Gemini CLI load the folder" in warning
     (problem,) = validate(result.out_dir)  # the warning tells the truth
     assert "Unexpected fields" in problem
 
@@ -312,7 +313,7 @@ def test_hosts_that_refuse_the_folder_for_its_name_are_not_blamed_on_extension_k
     (warning,) = [w for w in result.warnings if "outside the Agent Skills spec" in w]
     assert "strict spec validator and claude.ai / API upload refuse the folder" in warning
     assert "VS Code" not in warning  # it refuses the folder for its name, not the key
-    assert "; Codex loads the folder and ignores them." in warning
+    assert "; Codex and Gemini CLI load the folder and ignore them." in warning
 
 
 def test_skill_md_overrides_replace_the_body_or_the_whole_file(tmp_path: Path) -> None:

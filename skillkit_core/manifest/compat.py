@@ -51,6 +51,8 @@ CODEX = Consumer("codex", "Codex")
 GEMINI_CLI = Consumer("gemini-cli", "Gemini CLI")
 CONSUMERS: tuple[Consumer, ...] = (SPEC, CLAUDE_API, CLAUDE_CODE, VSCODE, CODEX, GEMINI_CLI)
 
+# What stops even the consumers that read the file their own way: there is none to read.
+_NO_FILE = frozenset({"skill-md-missing", "skill-md-unreadable"})
 # Diagnostics that stop every consumer: no file, no frontmatter, broken YAML.
 _FATAL_RULES = frozenset(
     {
@@ -179,7 +181,7 @@ def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
 def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     from skillkit_core.manifest.codex_loader import codex_refusals
 
-    unreadable = _errors(found, frozenset({"skill-md-unreadable"}))
+    unreadable = _errors(found, _NO_FILE)
     reasons = unreadable or codex_refusals(folder.parsed, folder.folder_name)
     return HostVerdict(CODEX, not reasons, tuple(reasons))
 
@@ -191,9 +193,7 @@ def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
     unreadable = [
         _reason(d)
         for d in found
-        if d.rule == "skill-md-unreadable"
-        and d.severity == "error"
-        and "not valid UTF-8" not in d.message
+        if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
     ]
     reasons = unreadable or gemini_refusals(folder.parsed)
     return HostVerdict(GEMINI_CLI, not reasons, tuple(reasons))

@@ -199,3 +199,11 @@ def test_gemini_cli_verdict_reads_as_gemini_cli_reads(tmp_path: Path, case: str)
     loads_in_gemini, reasons = result["gemini-cli"]
     assert loads_in_gemini is expected, reasons
     assert bool(reasons) is not expected
+
+
+def test_a_folder_without_skill_md_is_refused_for_that_by_every_consumer(tmp_path: Path) -> None:
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": "x"})
+    (root / "SKILL.md").unlink()
+    (root / "notes.md").write_text("Notes.\n")
+    for consumer, (ok, reasons) in verdicts(root).items():
+        assert not ok and reasons[0].endswith("[skill-md-missing]"), consumer

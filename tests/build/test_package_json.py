@@ -177,6 +177,21 @@ def test_npm_names_the_skill_cannot_have_warn_and_package_names_fail() -> None:
         npm_fields(named("pdf", package={"name": "Bad Name!"}), "1.0.0")
 
 
+def _npm_pack(folder: Path, scratch: Path) -> dict:
+    """What ``npm pack`` would put in the package of ``folder`` (npm itself, the oracle)."""
+    done = subprocess.run(
+        ["npm", "pack", "--dry-run", "--json"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "npm_config_cache": str(scratch / "npm-cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    (packed,) = json.loads(done.stdout)
+    return packed
+
+
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_npm_packs_a_skill_built_with_a_python_version(tmp_path: Path) -> None:
     from tests.build.conftest import build
@@ -189,16 +204,7 @@ def test_npm_packs_a_skill_built_with_a_python_version(tmp_path: Path) -> None:
     )
     result = build(str(entry), tmp_path / "out")
     assert any("1.2.0-rc.1, the semantic form of 1.2rc1" in w for w in result.warnings)
-    done = subprocess.run(
-        ["npm", "pack", "--dry-run", "--json"],
-        cwd=result.out_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "npm_config_cache": str(tmp_path / "npm-cache")},
-    )
-    assert done.returncode == 0, done.stderr
-    (packed,) = json.loads(done.stdout)
+    packed = _npm_pack(result.out_dir, tmp_path)
     assert (packed["name"], packed["version"]) == ("rc-skill", "1.2.0-rc.1")
     shipped = {file["path"] for file in packed["files"]}
     assert {"SKILL.md", "scripts/run", "package.json"} <= shipped
@@ -226,14 +232,6 @@ def test_what_npm_would_leave_out_is_a_warning(tmp_path: Path) -> None:
     assert "files leaves out bin" in warned
     assert "names nope.js, which the built skill does not have" in warned
     assert "npm leaves references/notes.orig out of every package" in warned
-    done = subprocess.run(
-        ["npm", "pack", "--dry-run", "--json"],
-        cwd=result.out_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "npm_config_cache": str(tmp_path / "npm-cache")},
-    )
-    shipped = {file["path"] for file in json.loads(done.stdout)[0]["files"]}
+    shipped = {file["path"] for file in _npm_pack(result.out_dir, tmp_path)["files"]}
     assert "references/notes.md" in shipped
     assert "references/notes.orig" not in shipped  # npm itself, the oracle

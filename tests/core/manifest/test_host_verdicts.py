@@ -154,14 +154,15 @@ CODEX_CASES = {
 }
 
 
+def _assert_own_reading(tmp_path: Path, consumer: str, text: str, expected: bool) -> None:
+    loads_there, reasons = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[consumer]
+    assert loads_there is expected, reasons
+    assert bool(reasons) is not expected
+
+
 @pytest.mark.parametrize("case", sorted(CODEX_CASES))
 def test_codex_verdict_reads_as_codex_reads(tmp_path: Path, case: str) -> None:
-    text, expected = CODEX_CASES[case]
-    loads_in_codex, reasons = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
-        "codex"
-    ]
-    assert loads_in_codex is expected, reasons
-    assert bool(reasons) is not expected
+    _assert_own_reading(tmp_path, "codex", *CODEX_CASES[case])
 
 
 def test_codex_cannot_read_a_file_that_is_not_utf8(tmp_path: Path) -> None:
@@ -194,11 +195,7 @@ GEMINI_CASES = {
 
 @pytest.mark.parametrize("case", sorted(GEMINI_CASES))
 def test_gemini_cli_verdict_reads_as_gemini_cli_reads(tmp_path: Path, case: str) -> None:
-    text, expected = GEMINI_CASES[case]
-    result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
-    loads_in_gemini, reasons = result["gemini-cli"]
-    assert loads_in_gemini is expected, reasons
-    assert bool(reasons) is not expected
+    _assert_own_reading(tmp_path, "gemini-cli", *GEMINI_CASES[case])
 
 
 def test_a_folder_without_skill_md_is_refused_for_that_by_every_consumer(tmp_path: Path) -> None:

@@ -104,31 +104,20 @@ def key_docs() -> dict[str, KeyDoc]:
 
 
 def consumers_of(key: str) -> list[tuple[str, str]]:
-    """(consumer, verdict) for one key: who reads it, who ignores it, who refuses it."""
-    from skillkit_core.manifest import spec
+    """(consumer, verdict) for one key: who reads it, who ignores it, who refuses it.
+    Codex and Gemini CLI read only the keys their loaders take (name, description, and
+    Codex's metadata), whatever the specification lists."""
+    from skillkit_core.manifest import codex_loader, gemini_loader, spec
 
-    if key in spec.SPEC_KEYS:
-        return [
-            ("strict spec validator", "accepted"),
-            ("claude.ai / API upload", "accepted"),
-            ("Claude Code", "read"),
-            ("VS Code", "read"),
-            ("Codex", "read"),
-        ]
-    if key in spec.CLAUDE_CODE_KEYS:
-        return [
-            ("strict spec validator", "refused (not a specification key)"),
-            ("claude.ai / API upload", "refused (not a specification key)"),
-            ("Claude Code", "read"),
-            ("VS Code", "ignored"),
-            ("Codex", "ignored"),
-        ]
+    in_spec = key in spec.SPEC_KEYS
+    strict = "accepted" if in_spec else "refused (not a specification key)"
     return [
-        ("strict spec validator", "refused (not a specification key)"),
-        ("claude.ai / API upload", "refused (not a specification key)"),
-        ("Claude Code", "ignored"),
-        ("VS Code", "read" if key in spec.OTHER_HOST_KEYS else "ignored"),
-        ("Codex", "ignored"),
+        ("strict spec validator", strict),
+        ("claude.ai / API upload", strict),
+        ("Claude Code", "read" if in_spec or key in spec.CLAUDE_CODE_KEYS else "ignored"),
+        ("VS Code", "read" if in_spec or key in spec.OTHER_HOST_KEYS else "ignored"),
+        ("Codex", "read" if key in codex_loader.READS else "ignored"),
+        ("Gemini CLI", "read" if key in gemini_loader.READS else "ignored"),
     ]
 
 

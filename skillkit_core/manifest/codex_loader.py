@@ -43,6 +43,8 @@ _WHITE_SPACE = (
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 _STRUCT_FIELDS = ("name", "description", "metadata")
+READS = _STRUCT_FIELDS
+"""The frontmatter keys Codex reads; it ignores every other."""
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 

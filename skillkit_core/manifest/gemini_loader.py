@@ -22,6 +22,8 @@ import re
 from skillkit_core.manifest.parse import ParsedSkillMd
 
 SOURCE = "google-gemini/gemini-cli packages/core/src/skills/skillLoader.ts @ 04fbf507"
+READS = ("name", "description")
+"""The frontmatter keys Gemini CLI reads; it ignores every other."""
 
 _FRONTMATTER = re.compile(r"---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
 # JavaScript's "." stops at any line terminator, lone CR and U+2028/9 included.

@@ -15,7 +15,7 @@ WORKSPACE = LINKED_SKILLS
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 READERS = (
     "Refused by strict spec validator, claude.ai / API upload.\n\nRead by Claude Code.\n\n"
-    "Ignored by VS Code, Codex."
+    "Ignored by VS Code, Codex, Gemini CLI."
 )
 
 
@@ -158,3 +158,15 @@ async def test_a_key_completed_before_a_written_key_replaces_it(client: Language
     effort = next(item for item in items if item.label == "effort")
     edited = apply_text_edits(text, [effort.text_edit], client.encoding)
     assert "\neffort: opus\n" in edited and "model" not in edited.split("---")[1]
+
+
+def test_codex_and_gemini_cli_read_only_the_keys_their_loaders_take() -> None:
+    # Codex deserialises name, description and metadata (core-skills loader.rs), Gemini CLI
+    # takes name and description (skillLoader.ts): a hover said Codex read license too.
+    from skill_lsp.skill_md import consumers_of
+
+    readers = {key: dict(consumers_of(key)) for key in ("name", "metadata", "license")}
+    assert readers["name"]["Codex"] == readers["name"]["Gemini CLI"] == "read"
+    assert (readers["metadata"]["Codex"], readers["metadata"]["Gemini CLI"]) == ("read", "ignored")
+    assert readers["license"]["Codex"] == readers["license"]["Gemini CLI"] == "ignored"
+    assert readers["license"]["VS Code"] == "read"

@@ -160,13 +160,15 @@ async def test_a_key_completed_before_a_written_key_replaces_it(client: Language
     assert "\neffort: opus\n" in edited and "model" not in edited.split("---")[1]
 
 
-def test_codex_and_gemini_cli_read_only_the_keys_their_loaders_take() -> None:
+async def test_codex_and_gemini_cli_read_only_the_keys_their_loaders_take(
+    client: LanguageClient,
+) -> None:
     # Codex deserialises name, description and metadata (core-skills loader.rs), Gemini CLI
-    # takes name and description (skillLoader.ts): a hover said Codex read license too.
-    from skill_lsp.skill_md import consumers_of
-
-    readers = {key: dict(consumers_of(key)) for key in ("name", "metadata", "license")}
-    assert readers["name"]["Codex"] == readers["name"]["Gemini CLI"] == "read"
-    assert (readers["metadata"]["Codex"], readers["metadata"]["Gemini CLI"]) == ("read", "ignored")
-    assert readers["license"]["Codex"] == readers["license"]["Gemini CLI"] == "ignored"
-    assert readers["license"]["VS Code"] == "read"
+    # takes name and description (skillLoader.ts): the items said Codex read license too.
+    saved = _text(client, "report-writer/SKILL.md")
+    text = saved.replace("context: fork\n", "context: fork\nlic\n")
+    items = await _complete(client, "report-writer/SKILL.md", text, "\nlic\n", 3, 13)
+    license_key = next(item for item in items if item.label == "license")
+    assert license_key.documentation.value.endswith(
+        "Read by Claude Code, VS Code.\n\nIgnored by Codex, Gemini CLI."
+    )

@@ -21,9 +21,10 @@ TOOL_KEYS = ("allowed-tools", "disallowed-tools")
 _KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:[ \t]*(?P<rest>.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]+-[ \t]*(?P<rest>.*)$")
 _TOP_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:")
-# Where one tool entry starts: after a space, a comma or a flow list's "[" (not inside
-# the parentheses of a rule such as "Bash(git diff:*)").
-_ENTRY_BREAK = re.compile(r"[\s,\[]")
+# Where one tool entry starts: after a space, a comma, a flow list's "[" or a quote that
+# opens the value (not inside the parentheses of a rule such as "Bash(git diff:*)"); the
+# same characters and a closing quote end it, so a completion keeps the value's quotes.
+_ENTRY_BREAK = re.compile(r"[\s,\[\"']")
 
 
 def readers_note(key: str) -> str:

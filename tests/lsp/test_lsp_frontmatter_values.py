@@ -172,3 +172,20 @@ async def test_codex_and_gemini_cli_read_only_the_keys_their_loaders_take(
     assert license_key.documentation.value.endswith(
         "Read by Claude Code, VS Code.\n\nIgnored by Codex, Gemini CLI."
     )
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+async def test_a_tool_completed_in_a_quoted_value_keeps_its_quotes(
+    client: LanguageClient, quote: str
+) -> None:
+    # The replaced range took the closing quote: `allowed-tools: "Read Grep` no longer
+    # parsed (skills-ref and check: frontmatter-invalid-yaml).
+    saved = _text(client, "pdf-tools/SKILL.md")
+    for written, needle, shift in (
+        (f"{quote}Read Gr{quote}", f"Read Gr{quote}", 7),
+        (f"{quote}Gr Read{quote}", f"{quote}Gr Read", 3),
+    ):
+        text = saved.replace("allowed-tools: Read Bash(python:*)", f"allowed-tools: {written}")
+        items = await _complete(client, "pdf-tools/SKILL.md", text, needle, shift, 30 + shift)
+        grep = next(item for item in items if item.label == "Grep")
+        assert span_text(text, grep.text_edit.range, client.encoding) == "Gr"

@@ -292,6 +292,10 @@ def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
         typed = mention.group("typed").removeprefix("./")
         base = place.root
     folder_part, _, stem = typed.rpartition("/")
+    if link is not None:  # a link's folders as written there: my%20notes/
+        from urllib.parse import unquote
+
+        folder_part = unquote(folder_part)
     folder = os.path.normpath(os.path.join(base, folder_part))
     if link is None and os.path.relpath(folder, place.root).startswith(os.pardir):
         return []  # a skill-relative path that climbs out of the skill names no file of it
@@ -299,10 +303,23 @@ def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
     tail = _SEGMENT_END.match(text, column)
     end = tail.end() if tail is not None else column
     where = SourceRange(line, start, line, end)
-    return _folder_items(snapshot, folder, where, typed[: len(typed) - len(stem)])
+    prefix = typed[: len(typed) - len(stem)]
+    return _folder_items(snapshot, folder, where, prefix, in_link=link is not None)
 
 
-def _folder_items(snapshot: Snapshot, folder: str, where: SourceRange, prefix: str) -> list:
+# What a bare link destination cannot hold (CommonMark 6.3: no spaces or controls, and
+# parentheses only balanced): written as percent-escapes, which hosts and the server's
+# own links read back as the file's name.
+_NOT_IN_A_DESTINATION = {" ": "%20", "\t": "%09", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}
+
+
+def _as_destination(name: str) -> str:
+    return "".join(_NOT_IN_A_DESTINATION.get(char, char) for char in name)
+
+
+def _folder_items(
+    snapshot: Snapshot, folder: str, where: SourceRange, prefix: str, *, in_link: bool = False
+) -> list:
     from skillkit_core.manifest.folder import SKIPPED_FOLDERS
 
     try:
@@ -331,7 +348,10 @@ def _folder_items(snapshot: Snapshot, folder: str, where: SourceRange, prefix: s
                 # Files first, then folders, each alphabetically.
                 sort_text=f"{1 if is_folder else 0}{entry.name}",
                 filter_text=label,
-                text_edit=types.TextEdit(range=snapshot.map.range(where), new_text=label),
+                text_edit=types.TextEdit(
+                    range=snapshot.map.range(where),
+                    new_text=_as_destination(label) if in_link else label,
+                ),
             )
         )
     return items

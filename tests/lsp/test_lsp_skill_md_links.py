@@ -409,3 +409,27 @@ async def test_a_fragment_into_another_file_counts_its_lines_and_units_as_the_ed
     start = types.Position(4, 3)
     end = types.Position(4, 3 + units("Größe der Seite", client.encoding))
     assert found == [types.Location(uri=uri_of(notes), range=types.Range(start, end))]
+
+
+async def test_a_name_a_link_cannot_hold_bare_is_completed_percent_escaped(
+    client: LanguageClient,
+) -> None:
+    # CommonMark 6.3: a bare link destination holds no space (nor unbalanced
+    # parentheses); `[n](references/my notes.md)` was plain text, with no link.
+    skill = client.root / "report-writer"
+    spaced = skill / "references" / "my notes (draft).md"
+    spaced.write_text("Notes.\n", encoding="utf-8")
+    try:
+        uri, text = await _typed(client, skill / "SKILL.md", "See [n](references/my", 40)
+        lines = text.split("\n")
+        at = types.Position(len(lines) - 1, units(lines[-1], client.encoding))
+        found = await client.text_document_completion_async(
+            types.CompletionParams(text_document=_doc(uri), position=at)
+        )
+        item = next(i for i in found.items if i.label == "my notes (draft).md")
+        assert item.text_edit.new_text == "my%20notes%20%28draft%29.md"
+        edit(client, uri, 42, item.text_edit.range, item.text_edit.new_text + ")")
+        targets = [target for _, target in await _links(client, uri)]
+        assert uri_of(spaced) in targets or spaced.as_uri() in targets, targets
+    finally:
+        spaced.unlink()

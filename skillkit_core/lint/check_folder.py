@@ -71,10 +71,23 @@ def check_folder(
     root = skill_folder_of(path)
     parsed = None
     if text is not None:
-        from skillkit_core.manifest.parse import SKILL_MD, find_skill_md, parse_skill_md
+        from skillkit_core.manifest.parse import (
+            MAX_BYTES,
+            SKILL_MD,
+            find_skill_md,
+            parse_skill_md,
+            parse_skill_md_bytes,
+        )
 
         manifest = find_skill_md(root)
-        parsed = parse_skill_md(text, str(manifest or path_text.join(root, SKILL_MD)))
+        file = str(manifest or path_text.join(root, SKILL_MD))
+        # As the file on disk is read: at most MAX_BYTES of it, the rest reported (an
+        # editor showed no error, and other counts, for a SKILL.md check refuses).
+        data = text.encode("utf-8", "surrogatepass") if len(text) > MAX_BYTES // 4 else b""
+        if len(data) > MAX_BYTES:
+            parsed = parse_skill_md_bytes(data, file)
+        else:
+            parsed = parse_skill_md(text, file)
     folder = SkillFolder(root, parsed, snapshot)
     found: list[LintDiagnostic] = []
     for rule in rules:

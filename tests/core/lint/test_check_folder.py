@@ -166,3 +166,16 @@ def test_suppressions_are_read_only_from_files_the_check_reads(tmp_path) -> None
     assert folder.text_of(listed["big.md"]) is None
     assert folder.text_of(listed["out.md"]) is None
     assert folder.text_of(folder.skill_md).startswith("---\nname: pdf-tools")
+
+
+def test_unsaved_text_over_the_size_limit_is_read_as_the_file_would_be(tmp_path: Path) -> None:
+    # check reads at most MAX_BYTES of a SKILL.md and says so; the editor's unsaved text
+    # was linted whole, without that error and with other line and token counts.
+    from skillkit_core.manifest.parse import MAX_BYTES
+
+    text = skill_md(body="Words and more words.\n" * (MAX_BYTES // 20))
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": text})
+    from_disk = {(d.rule, d.message) for d in check_folder(root).diagnostics}
+    from_text = {(d.rule, d.message) for d in check_folder(root, text=text).diagnostics}
+    assert from_text == from_disk
+    assert any("only the start was read" in message for _, message in from_text)

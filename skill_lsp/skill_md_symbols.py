@@ -145,8 +145,10 @@ def rename_problem(view: IndexView, name: str, new_name: str) -> str | None:
     from skillkit_core.manifest.spec import name_problems, normalized
 
     problems = name_problems(new_name)
-    if new_name != normalized(new_name):
+    if new_name != new_name.strip():
         problems.insert(0, "name must not have surrounding spaces")
+    elif new_name != normalized(new_name):  # full-width letters, a combining accent
+        problems.insert(0, f"name is not in Unicode NFKC form; write '{normalized(new_name)}'")
     if problems:
         return f"'{new_name}' is not a valid skill name: " + "; ".join(problems)
     skills = view.named(name)

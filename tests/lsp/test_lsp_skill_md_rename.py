@@ -129,6 +129,8 @@ async def test_rename_rewrites_every_place_and_renames_the_folder(
         ("report--writer", "must not contain consecutive hyphens"),
         ("-report", "must not start or end with a hyphen"),
         (" report", "must not have surrounding spaces"),
+        # Not spaces (it said so): a form the comparison normalises away.
+        ("ｒｅｐｏｒｔ", "is not in Unicode NFKC form; write 'report'"),
         ("pdf-tools", "a skill named 'pdf-tools' already exists"),
     ],
 )

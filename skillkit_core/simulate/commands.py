@@ -108,18 +108,20 @@ def simulate_command(
 
 def graph_command(entry: str, *, output_format: str = "mermaid") -> CommandOutput:
     """ENTRY's workflow as Mermaid, DOT, SVG or PNG."""
-    from skillkit_core.simulate.graph_render import MERMAID_MAX_EDGES, build_diagram, render_graph
+    from skillkit_core.simulate import graph_render
 
     definition = _load(entry, lenient=True)
-    content = render_graph(definition, output_format)
-    arrows = len(build_diagram(definition).arrows) if output_format == "mermaid" else 0
-    if arrows > MERMAID_MAX_EDGES:
+    if output_format != "mermaid":
+        return CommandOutput(graph_render.render_graph(definition, output_format))
+    diagram = graph_render.build_diagram(definition)
+    limit = graph_render.MERMAID_MAX_EDGES
+    if len(diagram.arrows) > limit:
         print(
-            f"warning: the graph has {arrows} arrows; Mermaid draws at most {MERMAID_MAX_EDGES} "
-            "unless its maxEdges setting is raised: use --format dot, svg or png",
+            f"warning: the graph has {len(diagram.arrows)} arrows; Mermaid draws at most "
+            f"{limit} unless its maxEdges setting is raised: use --format dot, svg or png",
             file=sys.stderr,
         )
-    return CommandOutput(content)
+    return CommandOutput(graph_render.to_mermaid(diagram))
 
 
 def _safe(text: str, output_format: str) -> str:

@@ -25,6 +25,7 @@ from pygls.uris import from_fs_path
 from skill_lsp.index import DocumentKind, Snapshot, is_markdown
 from skill_lsp.positions import LineMap, split_lines
 from skillkit_core.lint.diagnostic import SourceRange
+from skillkit_core.manifest.links import destination_path, link_destination
 from skillkit_core.manifest.markdown import MarkdownScan
 
 # Characters of a mention that make it a pattern (a glob or a brace list), not one file.
@@ -293,9 +294,7 @@ def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
         base = place.root
     folder_part, _, stem = typed.rpartition("/")
     if link is not None:  # a link's folders as written there: my%20notes/
-        from urllib.parse import unquote
-
-        folder_part = unquote(folder_part)
+        folder_part = destination_path(folder_part)
     folder = os.path.normpath(os.path.join(base, folder_part))
     if link is None and os.path.relpath(folder, place.root).startswith(os.pardir):
         return []  # a skill-relative path that climbs out of the skill names no file of it
@@ -305,16 +304,6 @@ def completion_items(snapshot: Snapshot, line: int, column: int) -> list | None:
     where = SourceRange(line, start, line, end)
     prefix = typed[: len(typed) - len(stem)]
     return _folder_items(snapshot, folder, where, prefix, in_link=link is not None)
-
-
-# What a bare link destination cannot hold (CommonMark 6.3: no spaces or controls, and
-# parentheses only balanced): written as percent-escapes, which hosts and the server's
-# own links read back as the file's name.
-_NOT_IN_A_DESTINATION = {" ": "%20", "\t": "%09", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}
-
-
-def _as_destination(name: str) -> str:
-    return "".join(_NOT_IN_A_DESTINATION.get(char, char) for char in name)
 
 
 def _folder_items(
@@ -350,7 +339,7 @@ def _folder_items(
                 filter_text=label,
                 text_edit=types.TextEdit(
                     range=snapshot.map.range(where),
-                    new_text=_as_destination(label) if in_link else label,
+                    new_text=link_destination(label) if in_link else label,
                 ),
             )
         )

@@ -149,19 +149,20 @@ def release_stdout() -> None:
 
 def utf8(stream: Any) -> TextIO:
     """The stream, switched to UTF-8 when it can be (JSON keeps non-ASCII as is)."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
-        with contextlib.suppress(ValueError, OSError):
-            reconfigure(encoding="utf-8")
-    return stream
+    return _unless_utf8(stream, encoding="utf-8")
 
 
 def readable(stream: Any) -> TextIO:
     """The stream, writing what its encoding cannot take as ``\\uNNNN``-style escapes
     (text for people on a console that is not UTF-8, a Windows code page say) instead of
     failing with UnicodeEncodeError in the middle of a report."""
+    return _unless_utf8(stream, errors="backslashreplace")
+
+
+def _unless_utf8(stream: Any, **changes: str) -> TextIO:
+    """``stream`` reconfigured with ``changes`` when it does not write UTF-8 already."""
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None and (stream.encoding or "").lower() not in ("utf-8", "utf8"):
         with contextlib.suppress(ValueError, OSError):
-            reconfigure(errors="backslashreplace")
+            reconfigure(**changes)
     return stream

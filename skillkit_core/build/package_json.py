@@ -229,14 +229,14 @@ _NPM_ALWAYS_LEFT_OUT = (
 _NEEDED = ("SKILL.md", "scripts", "bin")
 
 
-def npm_pack_problems(folder: Path) -> list[str]:
-    """What ``npm pack`` of the built ``folder`` would not ship that the skill needs: a
+def npm_pack_problems(folder: Path, fields: dict[str, Any]) -> list[str]:
+    """What ``npm pack`` of the built ``folder``, whose package.json holds ``fields``,
+    would not ship that the skill needs: a
     ``files`` list (given in ``package=``) that leaves out SKILL.md, scripts/ or bin/, a
     ``main`` or ``bin`` naming no file, and files npm always leaves out (``notes.orig``,
     a ``CVS`` folder) that the skill carries."""
     from fnmatch import fnmatchcase
 
-    fields = _read_json(folder / "package.json", purpose="npm's view of the package")
     problems = []
     files = fields.get("files")
     if isinstance(files, list):

@@ -258,6 +258,8 @@ def _assemble(
     result: BuildResult,
     report: Progress,
 ) -> None:
+    import json
+
     from skillkit_core.build.package_json import (
         default_files,
         merged_package_json,
@@ -293,7 +295,8 @@ def _assemble(
         definition, npm_version, files, existing if existing.is_file() else None
     )
     (stage / "package.json").write_text(text, encoding="utf-8")
-    result.warnings.extend(npm_pack_problems(stage))
+    # As npm reads it: the text written, not the values before JSON had them.
+    result.warnings.extend(npm_pack_problems(stage, json.loads(text)))
 
     report("step", STEPS["check"])
     checked = check_output(stage, skill_md.extension_keys, definition.name)

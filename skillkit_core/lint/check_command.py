@@ -102,7 +102,10 @@ def _report(outcome: CheckOutcome, output_format: str, *, fix: bool, hosts: bool
     run = outcome.run
     # JSON, SARIF and annotations are read by programs, in UTF-8 (RFC 8259, SARIF 3.1);
     # a Windows code page or LC_ALL=C made them a UnicodeEncodeError and an empty file.
-    utf8(sys.stdout) if output_format != "text" else readable(sys.stdout)
+    if output_format == "text":
+        readable(sys.stdout)
+    else:
+        utf8(sys.stdout)
     if output_format == "text":
         console = _text_console(hosts)
         if fix:

@@ -48,11 +48,7 @@ def _local_target(target: str) -> LocalTarget | None:
         return LocalTarget(target, absolute=True)
     if _SCHEME.match(target) or "{" in target or "<" in target:
         return None
-    path = _QUERY_OR_FRAGMENT.split(target, maxsplit=1)[0]
-    if "%" in path:  # percent-escapes; urllib.parse (and the ipaddress it imports) else
-        from urllib.parse import unquote
-
-        path = unquote(path)
+    path = destination_path(_QUERY_OR_FRAGMENT.split(target, maxsplit=1)[0])
     if not path:
         return None
     if path.startswith(("/", "\\", "~")):
@@ -63,6 +59,26 @@ def _local_target(target: str) -> LocalTarget | None:
 
 
 _kept_local_target = lru_cache(maxsize=1024)(_local_target)
+
+# What a bare link destination cannot hold (CommonMark 6.3: no spaces or controls, and
+# parentheses only balanced): written as percent-escapes, which _local_target reads back.
+_NOT_IN_A_DESTINATION = {" ": "%20", "\t": "%09", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}
+
+
+def link_destination(path: str) -> str:
+    """``path`` as a bare Markdown link destination that names it (``my notes.md`` is
+    ``my%20notes.md``)."""
+    return "".join(_NOT_IN_A_DESTINATION.get(char, char) for char in path)
+
+
+def destination_path(destination: str) -> str:
+    """The path a link destination's percent-escapes spell (the inverse, for a part of
+    one being typed)."""
+    if "%" not in destination:  # urllib.parse (and the ipaddress it imports) else
+        return destination
+    from urllib.parse import unquote
+
+    return unquote(destination)
 
 
 def mention_path(mention: str) -> str:

@@ -38,9 +38,7 @@ def _json_block(value: Any) -> str:
 
 def _inline(value: Any) -> str:
     # The encoder, not json.dumps, which the skill's module may have rebound (to indent).
-    text = json.JSONEncoder(ensure_ascii=False).encode(value)
-    ticks = "``" if "`" in text else "`"
-    return f"{ticks}{text}{ticks}"
+    return code_span(json.JSONEncoder(ensure_ascii=False).encode(value))
 
 
 def _names(names: list[str]) -> str:

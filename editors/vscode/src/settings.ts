@@ -37,9 +37,10 @@ function strings(value: unknown): string[] {
 
 /** MiB, 0 for none; as the server reads it (a whole number, 0 or 64 and up). */
 function memoryLimit(value: unknown): number {
-  return Number.isInteger(value) && (value === 0 || bounded(value, 64, 1048576, 0) > 0)
-    ? (value as number)
-    : 1024;
+  if (value === 0) {
+    return 0;
+  }
+  return Number.isInteger(value) ? bounded(value, 64, 1048576, 1024) : 1024;
 }
 
 /** The skillkit settings, with the semantic layer forced off in untrusted workspaces. */

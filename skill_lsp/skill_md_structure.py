@@ -281,7 +281,9 @@ def tier_lens_title(view: Any) -> str:
     ]
     for share in view.shares:
         host = _HOST_NAMES.get(share.host, share.host)
-        parts.append(f"{host} listing budget {share.percent}% ({share.used}/{share.limit})")
+        parts.append(
+            f"{host} listing budget {share.percent}% ({share.used}/{share.limit} {share.unit})"
+        )
     if view.listing is None:
         parts.append("not listed: " + (view.listing_note or "no host would list it"))
     return " · ".join(parts)

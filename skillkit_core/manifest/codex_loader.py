@@ -12,16 +12,22 @@ loader.rs`` at e51b9d1d (``extract_frontmatter``, ``parse_skill_frontmatter_meta
 - The frontmatter is deserialised by serde_yaml into a structure of ``name``,
   ``description`` (optional strings) and ``metadata`` (a mapping whose
   ``short-description`` is an optional string): a repeated one of these keys, a
-  ``metadata`` that is no mapping or a name that is no scalar fails; other keys are
-  ignored. When the YAML does not parse, plain values holding ``": "`` (and
-  flow-like values that do not parse) on ``key: value`` lines are quoted and it is tried
-  once more (``description: Deploy to AWS: ECS`` loads).
+  ``metadata`` that is no mapping, a name that is no scalar or a key (at the top or in
+  ``metadata``) that is no scalar fails; other keys are ignored. When that fails, plain
+  values holding ``": "`` (and flow-like values that do not parse) on ``key: value``
+  lines are quoted and it is tried once more (``description: Deploy to AWS: ECS`` loads,
+  and so does ``description: {a: b}``, as text).
 - ``name`` (runs of white space made one space) may be missing: the folder's name is used.
   It must have at most 64 characters; its format is not checked, nor does it have to
   match the folder.
 - ``description`` (made one line the same way) must not be empty. Its length is not
   checked any more: what the model sees is cut at 1,024 characters
   (``codex-rs/core-skills/src/model_visible.rs``, ``truncate_skill_description``).
+
+Checked against the real Codex (codex-cli 0.171.0, ``codex app-server``'s
+``skills/list``, 2026-11-29), which also showed what :func:`codex_skips` says: the
+scan takes only a regular file named exactly ``SKILL.md`` (no symlink) and passes over
+folders whose names start with a dot.
 """
 
 from __future__ import annotations
@@ -46,6 +52,17 @@ _STRUCT_FIELDS = ("name", "description", "metadata")
 READS = _STRUCT_FIELDS
 """The frontmatter keys Codex reads; it ignores every other."""
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+
+
+def codex_skips(folder_name: str, manifest_name: str, manifest_is_link: bool) -> list[str]:
+    """Why Codex's scan of a skills folder would pass over this skill without a word."""
+    if manifest_name != "SKILL.md":
+        return [f"Codex reads only a file named exactly SKILL.md, not {manifest_name}"]
+    if manifest_is_link:
+        return ["Codex passes over a SKILL.md that is a symbolic link"]
+    if folder_name.startswith("."):
+        return ["Codex passes over folders whose names start with a dot"]
+    return []
 
 
 def codex_refusals(parsed: ParsedSkillMd, folder_name: str) -> list[str]:
@@ -82,32 +99,61 @@ def _frontmatter(text: str) -> str | None:
 
 
 def _fields(frontmatter: str) -> tuple[dict[str, Any], str | None]:
-    """The three fields Codex reads, as YAML nodes; or why the YAML fails for it."""
+    """The three fields Codex reads, as YAML nodes; or why its deserialisation fails.
+
+    Codex retries with colon values quoted after any failure of serde's deserialisation,
+    a type error included (``description: {a: b}`` loads as the text ``{a: b}``; seen with
+    codex-cli 0.171.0's ``skills/list``), and reports the first failure when both fail.
+    """
+    fields, problem = _deserialised(frontmatter)
+    if problem is None:
+        return fields, None
+    repaired = _quoted_colon_values(frontmatter)
+    if repaired != frontmatter:
+        fields, second = _deserialised(repaired)
+        if second is None:
+            return fields, None
+    return {}, problem
+
+
+def _deserialised(frontmatter: str) -> tuple[dict[str, Any], str | None]:
+    """What serde_yaml makes of the frontmatter as Codex's struct: its fields, or the
+    first error (YAML syntax, a key that is no scalar, a repeated field, a wrong type)."""
     import yaml
 
     try:
         node = _compose(frontmatter)
     except yaml.YAMLError as error:
-        repaired = _quoted_colon_values(frontmatter)
-        if repaired == frontmatter:
-            return {}, _first_line(error)
-        try:
-            node = _compose(repaired)
-        except yaml.YAMLError:
-            return {}, _first_line(error)
-    if node is None:
+        return {}, _first_line(error)
+    if node is None or _is_null(node):
         return {}, None
     if not isinstance(node, yaml.MappingNode):
         return {}, "it is not a mapping of keys to values"
     fields: dict[str, Any] = {}
     for key, value in node.value:
-        name = key.value if isinstance(key, yaml.ScalarNode) else None
-        if name not in _STRUCT_FIELDS:
+        if not isinstance(key, yaml.ScalarNode):
+            return {}, "a key is not a plain value (serde expects a field name)"
+        if key.value not in _STRUCT_FIELDS:
             continue
-        if name in fields:
-            return {}, f"duplicate field `{name}`"
-        fields[name] = value
-    return fields, None
+        if key.value in fields:
+            return {}, f"duplicate field `{key.value}`"
+        fields[key.value] = value
+    return fields, _type_problem(fields)
+
+
+def _type_problem(fields: dict[str, Any]) -> str | None:
+    import yaml
+
+    for key in ("name", "description"):
+        node = fields.get(key)
+        if node is not None and not isinstance(node, yaml.ScalarNode):
+            return f"`{key}` is not a string"
+    metadata = fields.get("metadata")
+    if metadata is None or _is_null(metadata):
+        return None
+    if not isinstance(metadata, yaml.MappingNode):
+        return "`metadata` is not a mapping"
+    return _short_description_problem(metadata)
 
 
 def _compose(text: str) -> Any:
@@ -121,22 +167,8 @@ def _first_line(error: Exception) -> str:
 
 
 def _field_refusals(fields: dict[str, Any], folder_name: str) -> list[str]:
-    import yaml
-
     refusals = []
-    name = fields.get("name")
-    for key in ("name", "description"):
-        node = fields.get(key)
-        if node is not None and not isinstance(node, yaml.ScalarNode):
-            refusals.append(f"`{key}` must be a string for Codex")
-    metadata = fields.get("metadata")
-    if metadata is not None and not (isinstance(metadata, yaml.MappingNode) or _is_null(metadata)):
-        refusals.append("`metadata` must be a mapping for Codex")
-    elif isinstance(metadata, yaml.MappingNode):
-        refusals += _short_description_refusals(metadata)
-    if refusals:
-        return refusals
-    shown_name = _one_line(_text(name)) or _one_line(folder_name) or "skill"
+    shown_name = _one_line(_text(fields.get("name"))) or _one_line(folder_name) or "skill"
     if len(shown_name) > NAME_MAX:
         refusals.append(f"Codex refuses a name longer than {NAME_MAX} characters")
     if not _one_line(_text(fields.get("description"))):
@@ -144,17 +176,20 @@ def _field_refusals(fields: dict[str, Any], folder_name: str) -> list[str]:
     return refusals
 
 
-def _short_description_refusals(metadata: Any) -> list[str]:
+def _short_description_problem(metadata: Any) -> str | None:
     """``metadata.short-description``, the one metadata field Codex deserialises (an
-    optional string): a second one, or one that is no scalar, fails the parse."""
+    optional string): a key that is no scalar, a second one, or one that is no scalar
+    fails the parse."""
     import yaml
 
-    found = [value for key, value in metadata.value if getattr(key, "value", None) == _SHORT]
+    if any(not isinstance(key, yaml.ScalarNode) for key, _ in metadata.value):
+        return "a key of `metadata` is not a plain value (serde expects a field name)"
+    found = [value for key, value in metadata.value if key.value == _SHORT]
     if len(found) > 1:
-        return [f"duplicate field `{_SHORT}` in `metadata`"]
+        return f"duplicate field `{_SHORT}` in `metadata`"
     if found and not isinstance(found[0], yaml.ScalarNode):
-        return [f"`metadata.{_SHORT}` must be a string for Codex"]
-    return []
+        return f"`metadata.{_SHORT}` is not a string"
+    return None
 
 
 _SHORT = "short-description"

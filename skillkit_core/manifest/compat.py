@@ -179,10 +179,13 @@ def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
 
 
 def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    from skillkit_core.manifest.codex_loader import codex_refusals
+    from skillkit_core.manifest.codex_loader import codex_refusals, codex_skips
 
-    unreadable = _errors(found, _NO_FILE)
-    reasons = unreadable or codex_refusals(folder.parsed, folder.folder_name)
+    reasons = (
+        _errors(found, _NO_FILE)
+        or codex_skips(folder.folder_name, folder.manifest_name, folder.manifest_is_link)
+        or codex_refusals(folder.parsed, folder.folder_name)
+    )
     return HostVerdict(CODEX, not reasons, tuple(reasons))
 
 

@@ -106,6 +106,11 @@ class SkillFolder:
         return os.path.basename(self.skill_md)
 
     @property
+    def manifest_is_link(self) -> bool:
+        """Whether the manifest is a symbolic link (some hosts pass over such a file)."""
+        return os.path.islink(self.skill_md)
+
+    @property
     def folder_name(self) -> str:
         """The folder's own name (of the resolved path, so ``.`` works)."""
         return path_text.name(self.root_text) or os.path.basename(os.path.realpath(self.root_text))

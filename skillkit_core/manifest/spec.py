@@ -23,11 +23,14 @@ LISTING_CHARS_MAX = 1536
 CLAUDE_CODE_LISTING_BUDGET = 8_000
 # Codex shows the model a description (made one line) cut to this many characters, "..."
 # included (openai/codex codex-rs/core-skills/src/model_visible.rs: it refused longer
-# ones until 2026), and lists every skill's name and description within 2% of the
-# context window, 8,000 characters when the window is not known (render.rs,
-# DEFAULT_SKILL_METADATA_CHAR_BUDGET), shortening descriptions, then leaving them out.
+# ones until 2026). It lists every skill as a line "- name: description (file:
+# rN/folder/SKILL.md)" within a budget of UTF-8 bytes, 8% of the model's context window
+# (2% of its tokens at 4 bytes each), shortening descriptions, then leaving skills out:
+# 21,760 bytes for a 272,000-token window, what it assumes for a model it does not know
+# (its default model's larger window gives 40,000). Measured with codex-cli 0.171.0,
+# `codex debug prompt-input` (-c model_context_window=N), 2026-11-29.
 CODEX_DESCRIPTION_SHOWN = 1024
-CODEX_LISTING_BUDGET = 8_000
+CODEX_LISTING_BUDGET = 21_760
 
 SPEC_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

@@ -407,11 +407,12 @@ def tiers_markdown(view: TierView) -> str:
         )
     if view.shares:
         rows = [
-            "| Host | Counted | Characters | Limit | Share |",
+            "| Host | Counted | Used | Limit | Share |",
             "| --- | --- | ---: | ---: | ---: |",
         ]
         rows += [
-            f"| {share.host} | {share.measured} | {share.used} | {share.limit} | {share.percent}% |"
+            f"| {share.host} | {share.measured} | {share.used} | {share.limit} {share.unit} "
+            f"| {share.percent}% |"
             for share in view.shares
         ]
         parts.append("Listing limits per host:\n\n" + "\n".join(rows))

@@ -7,8 +7,7 @@
 
 Token counts are the manifest module's estimate (characters / 4), as the linter uses.
 Tier 1 also says what share of each host's listing limit the skill takes
-(:func:`listing_shares`): Claude Code's budget for its whole skill listing, Codex's cap
-on one description.
+(:func:`listing_shares`): Claude Code's and Codex's budgets for their whole skill listings.
 """
 
 from __future__ import annotations
@@ -35,15 +34,16 @@ class ResourceFile:
 
 @dataclass(frozen=True)
 class ListingShare:
-    """How much of one host's listing limit the skill's entry takes, in characters.
+    """How much of one host's listing limit the skill's entry takes.
 
     ``measured`` says what is counted (``name + description + when_to_use`` for Claude
-    Code, ``name + description`` for Codex)."""
+    Code, the listing line for Codex), ``unit`` in what (``characters`` or ``bytes``)."""
 
     host: str
     measured: str
     used: int
     limit: int
+    unit: str = "characters"
 
     @property
     def percent(self) -> float:
@@ -54,38 +54,50 @@ class ListingShare:
         return {
             "host": self.host,
             "measured": self.measured,
-            "characters": self.used,
+            "used": self.used,
             "limit": self.limit,
+            "unit": self.unit,
             "percent": self.percent,
         }
 
 
-def listing_shares(name: str, description: str, when_to_use: str | None) -> list[ListingShare]:
+def listing_shares(
+    name: str, description: str, when_to_use: str | None, folder_name: str
+) -> list[ListingShare]:
     """The skill's share of each host's skill-listing budget (when the context window is
     not known).
 
     Claude Code lists every skill's name with its description and ``when_to_use``, the
     two cut at ``LISTING_CHARS_MAX`` together, within ``CLAUDE_CODE_LISTING_BUDGET``
-    characters for all skills. Codex makes name and description one line each (runs of
-    whitespace become one space), cuts the description at ``CODEX_DESCRIPTION_SHOWN``
-    and lists them within ``CODEX_LISTING_BUDGET``.
+    characters for all skills. Codex writes each skill as one line (:func:`codex_line`)
+    and counts the UTF-8 bytes of all of them against ``CODEX_LISTING_BUDGET``.
     """
     from skillkit_core.manifest.spec import (
         CLAUDE_CODE_LISTING_BUDGET,
-        CODEX_DESCRIPTION_SHOWN,
         CODEX_LISTING_BUDGET,
         LISTING_CHARS_MAX,
     )
 
     listed = min(len(description) + len(when_to_use or ""), LISTING_CHARS_MAX)
     measured = "name + description + when_to_use" if when_to_use else "name + description"
-    codex_listed = len(" ".join(name.split())) + min(
-        len(" ".join(description.split())), CODEX_DESCRIPTION_SHOWN
-    )
+    codex_bytes = len(codex_line(name, description, folder_name).encode("utf-8"))
     return [
         ListingShare("claude-code", measured, len(name) + listed, CLAUDE_CODE_LISTING_BUDGET),
-        ListingShare("codex", "name + description", codex_listed, CODEX_LISTING_BUDGET),
+        ListingShare("codex", "listing line", codex_bytes, CODEX_LISTING_BUDGET, "bytes"),
     ]
+
+
+def codex_line(name: str, description: str, folder_name: str) -> str:
+    """The skill's line in Codex's listing: name and description made one line each (runs
+    of white space one space), the description cut at ``CODEX_DESCRIPTION_SHOWN``
+    characters with ``...``, and the file as a path from its skills root (here the skill
+    is taken to sit in the first root of the project, ``r1``: ``r0`` is Codex's own)."""
+    from skillkit_core.manifest.spec import CODEX_DESCRIPTION_SHOWN
+
+    shown = " ".join(description.split())
+    if len(shown) > CODEX_DESCRIPTION_SHOWN:
+        shown = shown[: CODEX_DESCRIPTION_SHOWN - 3] + "..."
+    return f"- {' '.join(name.split())}: {shown} (file: r1/{folder_name}/SKILL.md)\n"
 
 
 @dataclass
@@ -135,6 +147,7 @@ class TierView:
 def tier_view(folder: str | Path, text: str | None = None) -> TierView:
     """The tiers of the skill in ``folder`` (a folder holding a SKILL.md); with ``text``,
     of the folder as it would be with that SKILL.md text (an editor's unsaved buffer)."""
+    from skillkit_core.manifest.folder import SkillFolder
     from skillkit_core.manifest.parse import find_skill_md, parse_skill_md, read_skill_md
     from skillkit_core.manifest.spec import estimate_tokens
 
@@ -148,12 +161,7 @@ def tier_view(folder: str | Path, text: str | None = None) -> TierView:
         raise SimulationError(f"{root} has no SKILL.md, so it is not a skill folder")
     parsed = read_skill_md(root) if text is None else parse_skill_md(text, str(manifest))
     listing, note, name, description = _listing(root, parsed)
-    shares = []
-    if name is not None and description is not None:
-        from skillkit_core.manifest.folder import SkillFolder
-
-        when_to_use = SkillFolder(root, parsed).text_value("when_to_use")
-        shares = listing_shares(name, description, when_to_use)
+    shares = _shares(SkillFolder(root, parsed), name, description)
     return TierView(
         folder=str(root),
         name=name,
@@ -170,6 +178,17 @@ def tier_view(folder: str | Path, text: str | None = None) -> TierView:
     )
 
 
+def _shares(folder: Any, name: str | None, description: str | None) -> list[ListingShare]:
+    """The listing shares, also of a skill skillkit's runtime would not list (a host
+    reads it its own way: Codex lists a description over 1,024 characters, cut)."""
+    name = name if name is not None else folder.text_value("name") or folder.folder_name
+    if description is None:
+        description = folder.text_value("description")
+    if not isinstance(description, str) or not description.strip():
+        return []
+    return listing_shares(name, description, folder.text_value("when_to_use"), folder.folder_name)
+
+
 def _listing(root: Path, parsed: Any) -> tuple[str | None, str | None, str | None, str | None]:
     """``(xml, why it is missing, name, description)`` through the runtime's registry."""
     from skillkit_core.runtime.prompt import render_available_skills
@@ -177,7 +196,7 @@ def _listing(root: Path, parsed: Any) -> tuple[str | None, str | None, str | Non
 
     record = read_record(root, root, parsed)
     if not isinstance(record, SkillRecord):
-        return None, f"a host would not list this skill: {record.message}", None, None
+        return None, f"skillkit serve and skillkit prompt would not list this skill: {record.message}", None, None
     xml = render_available_skills([record], budget=None).xml
     return xml, None, record.name, record.description
 

@@ -177,7 +177,7 @@ def _lens_numbers(title: str) -> dict[str, float | int]:
     for label, value in re.findall(r"(metadata|body|files on demand) ~(\d+) tokens", title):
         numbers[label] = int(value)
     for host, percent, used, limit in re.findall(
-        r"(Claude Code listing budget|Codex listing budget) ([\d.]+)% \((\d+)/(\d+)\)", title
+        r"(Claude Code listing budget|Codex listing budget) ([\d.]+)% \((\d+)/(\d+) \w+\)", title
     ):
         numbers[host] = float(percent)
         numbers[host + " used"] = int(used)
@@ -196,10 +196,10 @@ def _preview_numbers(folder: Path) -> dict[str, float | int]:
         "body": data["tier2"]["tokens"],
         "files on demand": data["tier3"]["tokens"],
         "Claude Code listing budget": claude["percent"],
-        "Claude Code listing budget used": claude["characters"],
+        "Claude Code listing budget used": claude["used"],
         "Claude Code listing budget limit": claude["limit"],
         "Codex listing budget": codex["percent"],
-        "Codex listing budget used": codex["characters"],
+        "Codex listing budget used": codex["used"],
         "Codex listing budget limit": codex["limit"],
     }
 
@@ -249,7 +249,7 @@ async def test_tiers_lens_follows_the_unsaved_text(client: LanguageClient) -> No
     view = tier_view(folder, text=text)
     assert f"body ~{view.body_tokens} tokens" in title
     codex = view.shares[1]
-    assert f"Codex listing budget {codex.percent}% ({codex.used}/8000)" in title
+    assert f"Codex listing budget {codex.percent}% ({codex.used}/21760 bytes)" in title
     assert view.body_tokens > tier_view(folder).body_tokens
 
 

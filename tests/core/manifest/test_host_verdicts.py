@@ -151,6 +151,19 @@ CODEX_CASES = {
     "crlf-lines": ("---\r\nname: pdf-tools\r\ndescription: Does PDFs.\r\n---\r\n", True),
     "empty-frontmatter": ("---\n---\nBody.\n", False),
     "colon-in-a-list-item-value": ("---\ndescription: 'D.'\ntags:\n  - a: b: c\n---\n", True),
+    # Seen with codex-cli 0.171.0 (skills/list): the colon repair follows a type error too,
+    # and a key that is no scalar fails serde's field names, at the top or in metadata.
+    "flow-map-description-with-colon": ("---\nname: a\ndescription: {a: b}\n---\n", True),
+    "flow-map-name-with-colon": ("---\nname: {a: b}\ndescription: x\n---\n", True),
+    "flow-list-short-description-with-colon": (
+        "---\ndescription: D.\nmetadata:\n  short-description: [a: b]\n---\n",
+        True,
+    ),
+    "flow-list-description-without-colon": ("---\ndescription: [a, b]\n---\n", False),
+    "list-key": ("---\nname: a\ndescription: x\n[a]: b\n---\n", False),
+    "list-key-in-metadata": ("---\nname: a\ndescription: x\nmetadata:\n  [a]: b\n---\n", False),
+    "list-key-below-an-ignored-key": ("---\ndescription: x\nother:\n  [a]: b\n---\n", True),
+    "scalar-keys": ("---\ndescription: x\n1: a\ntrue: b\n---\n", True),
 }
 
 
@@ -204,3 +217,25 @@ def test_a_folder_without_skill_md_is_refused_for_that_by_every_consumer(tmp_pat
     (root / "notes.md").write_text("Notes.\n")
     for consumer, (ok, reasons) in verdicts(root).items():
         assert not ok and reasons[0].endswith("[skill-md-missing]"), consumer
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("lowercase", "Codex reads only a file named exactly SKILL.md, not skill.md"),
+        ("link", "Codex passes over a SKILL.md that is a symbolic link"),
+        ("dot-folder", "Codex passes over folders whose names start with a dot"),
+    ],
+)
+def test_codex_scan_passes_over_what_it_does_not_see(
+    tmp_path: Path, change: str, reason: str
+) -> None:
+    # codex-cli 0.171.0's skills/list lists none of these and reports no error.
+    name = ".pdf-tools" if change == "dot-folder" else "pdf-tools"
+    root = make_skill(tmp_path, name, {"SKILL.md": skill_md(name="pdf-tools")})
+    if change == "lowercase":
+        (root / "SKILL.md").rename(root / "skill.md")
+    elif change == "link":
+        (root / "SKILL.md").rename(root / "REAL.md")
+        (root / "SKILL.md").symlink_to("REAL.md")
+    assert verdicts(root)["codex"] == (False, (reason,))

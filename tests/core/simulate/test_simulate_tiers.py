@@ -8,7 +8,7 @@ from skillkit_core.manifest.spec import estimate_tokens
 from skillkit_core.runtime.prompt import available_skills_from_roots
 from skillkit_core.simulate.errors import SimulationError
 from skillkit_core.simulate.markdown import tiers_markdown
-from skillkit_core.simulate.tiers import tier_view
+from skillkit_core.simulate.tiers import codex_line, tier_view
 
 SKILL_MD = """\
 ---
@@ -102,20 +102,36 @@ def test_listing_shares_measure_each_hosts_limit(skill_folder) -> None:
         len("pdf-tools") + len(description),
         CLAUDE_CODE_LISTING_BUDGET,
     )
-    assert (codex.host, codex.used, codex.limit) == (
+    line = f"- pdf-tools: {description} (file: r1/{skill_folder.name}/SKILL.md)\n"
+    assert (codex.host, codex.used, codex.limit, codex.unit) == (
         "codex",
-        len("pdf-tools") + len(description),
+        len(line.encode()),
         CODEX_LISTING_BUDGET,
+        "bytes",
     )
     assert claude.percent == round(100 * claude.used / CLAUDE_CODE_LISTING_BUDGET, 1)
     # when_to_use counts for Claude Code, cut with the description at its listing cap.
-    long = listing_shares("x", "d" * 1500, "w" * 100)
+    long = listing_shares("x", "d" * 1500, "w" * 100, "x")
     assert long[0].used == 1 + LISTING_CHARS_MAX
     assert long[0].measured == "name + description + when_to_use"
-    # Codex reads the description as one line, cut at what the model is shown.
-    assert listing_shares("x", "two\n  lines", None)[1].used == len("xtwo lines")
-    assert listing_shares("x", "d" * 1500, None)[1].used == 1 + CODEX_DESCRIPTION_SHOWN
-    assert (CODEX_DESCRIPTION_SHOWN, CODEX_LISTING_BUDGET) == (1024, 8000)
+    # Codex counts the UTF-8 bytes of its line: the description one line, cut with "...".
+    assert codex_line("x", "two\n  lines", "x") == "- x: two lines (file: r1/x/SKILL.md)\n"
+    cut = codex_line("x", "d" * 1500, "x")
+    assert cut == f"- x: {'d' * (CODEX_DESCRIPTION_SHOWN - 3)}... (file: r1/x/SKILL.md)\n"
+    assert listing_shares("é", "é", None, "é")[1].used == len("- é: é (file: r1/é/SKILL.md)\n") + 3
+    assert (CODEX_DESCRIPTION_SHOWN, CODEX_LISTING_BUDGET) == (1024, 21760)
+
+
+def test_a_description_over_the_spec_limit_still_has_its_codex_share(tmp_path: Path) -> None:
+    # skillkit's runtime skips it, Codex lists it cut (codex-cli 0.171.0).
+    folder = tmp_path / "long"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\nname: long\ndescription: {'d' * 1025}\n---\nB.\n")
+    view = tier_view(folder)
+    assert view.listing is None
+    assert view.listing_note.startswith("skillkit serve and skillkit prompt would not list")
+    codex = view.shares[1]
+    assert codex.used == len(codex_line("long", "d" * 1025, "long").encode())
 
 
 def test_tiers_of_unsaved_text_replace_the_saved_skill_md(skill_folder) -> None:
@@ -123,7 +139,7 @@ def test_tiers_of_unsaved_text_replace_the_saved_skill_md(skill_folder) -> None:
     view = tier_view(skill_folder, text=text)
     assert view.description == "Fill PDF forms. Use when the user mentions PDF forms."
     assert "More." in view.body and view.body_tokens == estimate_tokens(view.body)
-    assert view.shares[1].used == len(view.name) + len(view.description)
+    assert view.shares[0].used == len(view.name) + len(view.description)
     # A broken unsaved frontmatter: no listing, no shares, the body still shown.
     broken = tier_view(skill_folder, text="---\nname: pdf-tools\n---\nBody.\n")
     assert broken.listing is None and broken.shares == []
@@ -136,17 +152,19 @@ def test_tier_markdown_and_json_show_the_listing_shares(skill_folder) -> None:
     claude, codex = view.shares
     text = tiers_markdown(view)
     assert (
-        f"| claude-code | name + description | {claude.used} | 8000 | {claude.percent}% |" in text
+        f"| claude-code | name + description | {claude.used} | 8000 characters | {claude.percent}% |"
+        in text
     )
-    assert f"| codex | name + description | {codex.used} | 8000 | {codex.percent}% |" in text
+    assert f"| codex | listing line | {codex.used} | 21760 bytes | {codex.percent}% |" in text
     import json
 
     hosts = json.loads(to_json(view))["tier1"]["hosts"]
     assert hosts[1] == {
         "host": "codex",
-        "measured": "name + description",
-        "characters": codex.used,
-        "limit": 8000,
+        "measured": "listing line",
+        "used": codex.used,
+        "limit": 21760,
+        "unit": "bytes",
         "percent": codex.percent,
     }
 

@@ -196,7 +196,8 @@ def _listing(root: Path, parsed: Any) -> tuple[str | None, str | None, str | Non
 
     record = read_record(root, root, parsed)
     if not isinstance(record, SkillRecord):
-        return None, f"skillkit serve and skillkit prompt would not list this skill: {record.message}", None, None
+        note = f"skillkit serve and skillkit prompt would not list this skill: {record.message}"
+        return None, note, None, None
     xml = render_available_skills([record], budget=None).xml
     return xml, None, record.name, record.description
 

@@ -6,6 +6,7 @@ defining a skill stays cheap (the built ``scripts/run`` imports the skill on eve
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Any
@@ -25,7 +26,15 @@ def is_schema_like(value: object) -> bool:
 class Schema:
     """A validated, JSON-Schema-producing view of an author-supplied type."""
 
-    __slots__ = ("_adapter", "_closed", "_json_schema", "_kind_checker", "_problem", "source")
+    __slots__ = (
+        "_adapter",
+        "_closed",
+        "_dump_replays",
+        "_json_schema",
+        "_kind_checker",
+        "_problem",
+        "source",
+    )
 
     def __init__(self, source: Any) -> None:
         self.source = source
@@ -34,6 +43,7 @@ class Schema:
         self._closed: bool | None = None
         self._json_schema: dict[str, Any] | None = None
         self._problem: str | None = None
+        self._dump_replays: bool | None = None
 
     @classmethod
     def of(cls, source: Any, *, what: str) -> Schema | None:
@@ -87,10 +97,20 @@ class Schema:
         too). Data that is not plain JSON (Python objects a test passes) is validated as
         Python.
         """
-        extra = "forbid" if from_agent and self.closed() else None
-        text = _as_json(data) if from_agent else None
+        if not from_agent:
+            return self.adapter.validate_python(data)
+        return self.validate_answer(data)[0]
+
+    def validate_answer(self, data: Any) -> tuple[Any, Any]:
+        """Validate what an agent sent (as ``validate(data, from_agent=True)``):
+        ``(value, answer)``, where ``answer`` is the JSON data that was accepted (a whole
+        number an integer field took written as an integer), which validates again to the
+        same value: what a stateless agent passes back as history. ``answer`` is ``None``
+        for data that is not plain JSON."""
+        extra = "forbid" if self.closed() else None
+        text = _as_json(data)
         if text is None:
-            return self.adapter.validate_python(data, extra=extra)
+            return self.adapter.validate_python(data, extra=extra), None
         from pydantic import ValidationError
 
         try:
@@ -99,7 +119,8 @@ class Schema:
             # JSON Schema counts 3.0 as an integer (JavaScript cannot tell them apart):
             # only a whole number an error is about is read as an integer, so 1.0 stays a
             # float elsewhere.
-            whole = _as_json(_whole_numbers_at(data, error.errors(include_url=False)))
+            fixed = _whole_numbers_at(data, error.errors(include_url=False))
+            whole = _as_json(fixed)
             if whole is None or whole == text:
                 raise
             try:
@@ -108,10 +129,22 @@ class Schema:
                 pass
             else:
                 self._check_kinds(whole, data, extra)
-                return value
+                self._check_finite(whole, value)
+                return value, fixed
             raise  # the error of what the agent wrote
         self._check_kinds(text, data, extra)
-        return value
+        self._check_finite(text, value)
+        return value, data
+
+    def _check_finite(self, text: str, value: Any) -> None:
+        """Refuse an integer too large for the float field that took it: pydantic makes it
+        an infinity, which no JSON can hold (a reply would print ``Infinity``). Only an
+        answer with a number of 309 digits or more can be one, so others are not dumped."""
+        if not _LONG_NUMBER.search(text):
+            return
+        found = non_finite_at(self.adapter.dump_python(value, mode="json", by_alias=True))
+        if found is not None:
+            raise _not_finite(found)
 
     def _check_kinds(self, text: str, data: Any, extra: str | None) -> None:
         """Refuse a boolean given for a literal or enum of numbers, or a number for one of
@@ -165,6 +198,15 @@ class Schema:
     def dump(self, value: Any) -> Any:
         """Turn a validated value back into plain JSON data."""
         return self.adapter.dump_python(value, mode="json")
+
+    def dump_replays(self) -> bool:
+        """Whether :meth:`dump` of a value validates back to that value as an agent's
+        answer (:func:`~skillkit_core.schema_core.dump_replays`; cached)."""
+        if self._dump_replays is None:
+            from skillkit_core.schema_core import dump_replays
+
+            self._dump_replays = dump_replays(self.adapter.core_schema)
+        return self._dump_replays
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON Schema sent to the agent (cached): when the schema is :meth:`closed`,
@@ -241,6 +283,15 @@ def _as_json(data: Any) -> str | None:
         found = non_finite_at(data)
         if found is None:
             return None
+    raise _not_finite(found)
+
+
+# A run of digits only a number beyond ±1.8e308 (or a long string) has.
+_LONG_NUMBER = re.compile(r"\d{309}")
+
+
+def _not_finite(found: tuple[tuple[Any, ...], float]) -> Exception:
+    """The validation error for the NaN or infinity ``found`` (path, number)."""
     from pydantic_core import PydanticCustomError, ValidationError
 
     message = "a number that JSON cannot hold (NaN, or beyond ±1.8e308)"
@@ -248,7 +299,7 @@ def _as_json(data: Any) -> str | None:
     details = [
         {"type": PydanticCustomError("finite_number", message), "loc": path, "input": number}
     ]
-    raise ValidationError.from_exception_data("answer", details)
+    return ValidationError.from_exception_data("answer", details)
 
 
 def non_finite_at(data: Any) -> tuple[tuple[Any, ...], float] | None:

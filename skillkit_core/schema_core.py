@@ -63,6 +63,39 @@ def _nodes(core_schema: Any) -> Any:
             stack.extend(node)
 
 
+# What makes a dump differ from the answer it came from in a way validation would not
+# take back: aliases, computed and excluded fields, serializers and author's code that may
+# change a value (validators, a custom __init__ or model_post_init).
+_DUMP_CHANGERS = (
+    "validation_alias",
+    "serialization_alias",
+    "computed_fields",
+    "serialization_exclude",
+    "serialization_exclude_if",
+    "exclude_if",
+    "serialization",
+    "post_init",
+)
+
+
+def dump_replays(core_schema: Any) -> bool:
+    """Whether dumping a validated value (``mode="json"``) gives data that validates to
+    the same value, judged from the schema alone (``False`` when in doubt): no node has
+    an alias, a computed or excluded field, a serializer, a validator function, a custom
+    ``__init__``, a ``model_post_init`` or a config that changes how values are written."""
+    for node in _nodes(core_schema):
+        if str(node.get("type", "")).startswith("function-") or node.get("custom_init"):
+            return False
+        if any(node.get(key) for key in _DUMP_CHANGERS):
+            return False
+        config = node.get("config")
+        if isinstance(config, dict) and any(
+            key.startswith(("ser_", "serialize_", "val_")) for key in config
+        ):
+            return False
+    return True
+
+
 def agent_json_schema(core_schema: Any, *, closed: bool) -> tuple[dict[str, Any], bool]:
     """The JSON Schema of ``core_schema`` an agent is given: pydantic's, saying three
     things pydantic's validation holds an answer to and its schema leaves out (a

@@ -243,15 +243,13 @@ class WorkflowEngine:
         self, step: StepDefinition, output: Any, *, replay: _Recorded | None
     ) -> tuple[StepResult, str | _EndOfRun]:
         """Validate, run the action, save, and resolve the transition, all or nothing."""
-        response = await self._validate(step, output, quiet=replay is not None)
+        response, answer = await self._validate(step, output, quiet=replay is not None)
         ctx = self._ctx(step.name, response=response)
         action_value, action_data = await self._action(step, ctx, replay)
         ctx = self._ctx(step.name, response=response, action_result=action_value)
         mark = self.store.checkpoint()
         try:
-            result = self._save(
-                step, ctx, output if step.response is None else response, action_data
-            )
+            result = self._save(step, ctx, response, answer, action_data)
             self.store.append(result)
             target = self._transition(
                 step, self._ctx(step.name, response=response, action_result=action_value)
@@ -275,13 +273,16 @@ class WorkflowEngine:
             )
         return result, target
 
-    async def _validate(self, step: StepDefinition, output: Any, *, quiet: bool) -> Any:
+    async def _validate(self, step: StepDefinition, output: Any, *, quiet: bool) -> tuple[Any, Any]:
+        """``(value for ctx.response, the answer as accepted)``: the answer is what the
+        ``completed`` object and a history entry carry (``None``: not plain JSON)."""
         if step.response is None:
-            return output if output is not None else {}
+            output = output if output is not None else {}
+            return output, output
         from pydantic import ValidationError
 
         try:
-            return step.response.validate(output, from_agent=True)
+            return step.response.validate_answer(output)
         except ValidationError as error:
             message = format_validation_error(error)
             self._failures[step.name] += 1
@@ -323,14 +324,13 @@ class WorkflowEngine:
             self._running = None
 
     def _save(
-        self, step: StepDefinition, ctx: StepContext, response_data: Any, action_data: Any
+        self, step: StepDefinition, ctx: StepContext, response: Any, answer: Any, action_data: Any
     ) -> StepResult:
-        response_json = (
-            _to_json(step.response.dump(response_data))
-            if step.response
-            else (_to_json(response_data))
-        )
-        result = action_data if step.action is not None else response_json
+        """The step's record: ``response`` is the validated value's dump, or the answer as
+        the agent gave it where that dump would not replay as history (:func:`_replayable`).
+        """
+        dumped = _to_json(step.response.dump(response) if step.response else response)
+        result = action_data if step.action is not None else dumped
         if step.save is not None:
             saved = self._call(step.name, "save", step.save, ctx)
             if saved is not None and not isinstance(saved, Mapping):
@@ -347,7 +347,7 @@ class WorkflowEngine:
                     self.store.write(step.name, key, data)
         return StepResult(
             step=step.name,
-            response=response_json,
+            response=_replayable(step, dumped, answer),
             result=result,
             action_result=action_data,
             has_action=step.action is not None,
@@ -689,6 +689,18 @@ def default_refs(definition: SkillDefinition, refs: Any = None) -> Any:
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] if lines else text
+
+
+def _replayable(step: StepDefinition, dumped: Any, answer: Any) -> Any:
+    """What a history entry carries for a response: the dump of the validated value when
+    it validates back to that value (defaults filled in, undeclared keys dropped), else
+    the agent's own answer, which does. A dump writes field names where the agent writes
+    aliases, adds computed fields, leaves out excluded ones and applies serializers, and a
+    validator may change a value again: the entry would fail or differ when a stateless
+    agent passes it back."""
+    if step.response is None or answer is None or step.response.dump_replays():
+        return dumped
+    return _to_json(answer)
 
 
 def _to_json(value: Any) -> Any:

@@ -43,8 +43,8 @@ _NONE: dict[str, Any] = dict.fromkeys(TAGS)
 CLAUDE_CODE: dict[str, Any] = {
     "id": "claude-code",
     "name": "Claude Code",
-    "version": "2.1.240 (anthropics/claude-code CHANGELOG at 5cfc0a19, 2026-08-22); tools "
-    "reference as stored on 2026-03-25",
+    "version": "2.1.332 (its bundled source, npm, 2026-11-29); anthropics/claude-code "
+    "CHANGELOG at 5cfc0a19 (2026-08-22); tools reference as stored on 2026-03-25",
     "sources": {
         "tools-reference": {
             "url": "https://code.claude.com/docs/en/tools-reference",
@@ -55,6 +55,13 @@ CLAUDE_CODE: dict[str, Any] = {
             "url": "https://docs.claude.com/en/docs/claude-code/sdk/todo-tracking",
             "date": READ_ON,
             "facts": "the SDK's task list tool is TodoWrite",
+        },
+        "bundled-source": {
+            "url": "https://www.npmjs.com/package/@anthropic-ai/claude-code",
+            "date": "2026-11-29",
+            "facts": "2.1.332's native binary embeds its JavaScript: the list of its tool "
+            "names, the older names it still maps to current ones, and the names it has "
+            "retired",
         },
         "changelog": {
             "repo": "anthropics/claude-code",
@@ -100,15 +107,68 @@ CLAUDE_CODE: dict[str, Any] = {
         "ListAgents": "changelog",
         "ToolSearch": "changelog",
         "Monitor": "changelog",
-        "TaskOutput": "changelog",
         "TaskStop": "changelog",
-        "SlashCommand": "changelog",
         "EndConversation": "changelog",
         "RemoteTrigger": "changelog",
-        "LS": "changelog",
+        **dict.fromkeys(
+            (
+                "Artifact",
+                "ClaudeDesign",
+                "OfferChromeSetup",
+                "Projects",
+                "PushNotification",
+                "ReadMcpResourceDirTool",
+                "ReadNotifications",
+                "ReportFindings",
+                "ScheduleWakeup",
+                "SendFeedback",
+                "SendUserFile",
+                "SendUserMessage",
+                "SetGoal",
+                "ShareOnboardingGuide",
+                "ShowOnboardingRolePicker",
+                "SubagentHandback",
+                "WaitForMcpServers",
+                "Workflow",
+                "propose_skills",
+            ),
+            "bundled-source",
+        ),
     },
-    "renamed": {"Task": ("Agent", "changelog"), "View": ("Read", "changelog")},
-    "retired": {"TeamCreate": "changelog", "TeamDelete": "changelog"},
+    "renamed": {
+        "Task": ("Agent", "changelog"),
+        "View": ("Read", "changelog"),
+        "KillShell": ("TaskStop", "bundled-source"),
+        "KillBash": ("TaskStop", "bundled-source"),
+        "ListPeers": ("ListAgents", "bundled-source"),
+        "Brief": ("SendUserMessage", "bundled-source"),
+        "ListMcpResources": ("ListMcpResourcesTool", "bundled-source"),
+        "ReadMcpResource": ("ReadMcpResourceTool", "bundled-source"),
+        "ReadMcpResourceDir": ("ReadMcpResourceDirTool", "bundled-source"),
+        "ProposeGoal": ("SetGoal", "bundled-source"),
+    },
+    "retired": {
+        "TeamCreate": "changelog",
+        "TeamDelete": "changelog",
+        **dict.fromkeys(
+            (
+                "TaskOutput",
+                "AgentOutputTool",
+                "BashOutputTool",
+                "AgentOutput",
+                "BashOutput",
+                "Frame",
+                "FrameRead",
+                "SuggestBackgroundPR",
+                "AutofixPr",
+                # In no tool list of 2.1.332: LS only in a legacy permission set,
+                # SlashCommand never a tool's name there.
+                "LS",
+                "SlashCommand",
+            ),
+            "bundled-source",
+        ),
+    },
     "tags": {
         "ask-user": {"tools": ("AskUserQuestion",), "note": None},
         "confirm": {"tools": ("AskUserQuestion",), "note": None},

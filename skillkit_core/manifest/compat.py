@@ -3,7 +3,8 @@
 Consumers differ in what they accept: the strict spec validator (the reference
 ``skills-ref`` tool) uses a strict YAML subset and only the specification's keys;
 claude.ai / API upload also restricts names to ASCII and forbids reserved words and XML
-tags; Claude Code reads its own extension keys and treats ``name`` as optional; VS Code
+tags; Claude Code loads nearly anything, named after its folder
+(:mod:`skillkit_core.manifest.claude_code_loader`); VS Code
 requires ``name`` and ``description`` and ignores keys it does not know; Codex and Gemini
 CLI read the file their own way (:mod:`skillkit_core.manifest.codex_loader`,
 :mod:`skillkit_core.manifest.gemini_loader`, from their loaders' source).
@@ -93,7 +94,7 @@ def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) ->
     fatal = [d for d in found if d.rule in _FATAL_RULES and d.severity == "error"]
     if fatal:
         reasons = tuple(_reason(d) for d in fatal)
-        own = {CODEX: _codex, GEMINI_CLI: _gemini_cli}
+        own = {CLAUDE_CODE: _claude_code, CODEX: _codex, GEMINI_CLI: _gemini_cli}
         return [
             own[consumer](folder, found)
             if consumer in own
@@ -151,13 +152,40 @@ def _claude_api(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
 
 
 def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    if any(d.rule == "skill-md-unreadable" and d.severity == "error" for d in found):
-        return HostVerdict(
-            CLAUDE_CODE, False, tuple(_errors(found, frozenset({"skill-md-unreadable"})))
-        )
-    notes = _errors(found, frozenset({"claude-code-field"}))
+    from skillkit_core.manifest.claude_code_loader import (
+        claude_code_reading,
+        claude_code_skips,
+    )
+
+    missing = _errors(found, frozenset({"skill-md-missing"}))
+    unreadable = [
+        _reason(d)
+        for d in found
+        if d.rule == "skill-md-unreadable"
+        and d.severity == "error"
+        and "not valid UTF-8" not in d.message
+    ]
+    skips = missing or unreadable
+    skips = skips or claude_code_skips(
+        folder.folder_name, folder.manifest_name, folder.manifest_size
+    )
+    if skips:
+        return HostVerdict(CLAUDE_CODE, False, tuple(skips))
+    fatal = any(d.rule in _FATAL_RULES and d.severity == "error" for d in found)
+    notes = claude_code_reading(folder.parsed, fatal)
+    if fatal:
+        return HostVerdict(CLAUDE_CODE, True, tuple(notes))
+    notes += _errors(found, frozenset({"claude-code-field"}))
     if not (folder.text_value("description") or "").strip():
-        notes.append("no description: Claude cannot pick the skill by itself (only /name works)")
+        notes.append(
+            "no description: Claude Code describes the skill by the first line of its body"
+        )
+    name = folder.text_value("name")
+    if name and name != folder.folder_name:
+        notes.append(
+            f"Claude Code names the skill after its folder ('{folder.folder_name}'); "
+            f"'{name}' is only shown beside it"
+        )
     notes += [_reason(d) for d in found if d.rule == "listing-too-long"]
     return HostVerdict(CLAUDE_CODE, True, tuple(notes))
 

@@ -106,6 +106,19 @@ class SkillFolder:
         return os.path.basename(self.skill_md)
 
     @property
+    def manifest_size(self) -> int | None:
+        """The manifest's size in bytes (of the snapshot's copy when there is one);
+        ``None`` when it cannot be told."""
+        if self._snapshot is not None:
+            data = self._snapshot.contents.get(self.manifest_name)
+            if data is not None:
+                return len(data)
+        try:
+            return os.path.getsize(self.skill_md)
+        except OSError:
+            return None
+
+    @property
     def manifest_is_link(self) -> bool:
         """Whether the manifest is a symbolic link (some hosts pass over such a file)."""
         return os.path.islink(self.skill_md)

@@ -15,7 +15,8 @@ BODY_LINES_MAX = 500
 BODY_TOKENS_MAX = 5000
 # Rough characters per token for English prose and code; good enough for a warning.
 CHARS_PER_TOKEN = 4
-# Claude Code truncates description + when_to_use in its skill listing beyond this.
+# Claude Code lists "description - when_to_use" cut to 1,535 characters and "…" beyond
+# this (2.1.332's bundled source; the skillListingMaxDescChars setting changes it).
 LISTING_CHARS_MAX = 1536
 # Claude Code's budget for the whole skill listing, in characters: 1% of the context
 # window, 8,000 when the window is not known (code.claude.com/docs/en/skills, "Skill
@@ -53,6 +54,10 @@ CLAUDE_CODE_KEYS = frozenset(
         "hooks",
         "paths",
         "shell",
+        # Read by Claude Code 2.1.332's skill loader (its bundled source), not documented.
+        "background",
+        "fallback",
+        "disallowedTools",
     }
 )
 # Keys other hosts read (VS Code's prompt files and older Claude Code versions).
@@ -116,3 +121,9 @@ def suggested_name(name: str) -> str:
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate: characters divided by ``CHARS_PER_TOKEN``, rounded up."""
     return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def listed_text(description: str, when_to_use: str | None) -> str:
+    """The text Claude Code lists for a skill before cutting it at ``LISTING_CHARS_MAX``:
+    the description, and ``when_to_use`` after `` - `` when there is one."""
+    return f"{description} - {when_to_use}" if when_to_use else description

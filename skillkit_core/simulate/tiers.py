@@ -76,9 +76,10 @@ def listing_shares(
         CLAUDE_CODE_LISTING_BUDGET,
         CODEX_LISTING_BUDGET,
         LISTING_CHARS_MAX,
+        listed_text,
     )
 
-    listed = min(len(description) + len(when_to_use or ""), LISTING_CHARS_MAX)
+    listed = min(len(listed_text(description, when_to_use)), LISTING_CHARS_MAX)
     measured = "name + description + when_to_use" if when_to_use else "name + description"
     codex_bytes = len(codex_line(name, description, folder_name).encode("utf-8"))
     return [

@@ -36,6 +36,9 @@ def split_tools(text: str) -> list[tuple[str, int]]:
 
 
 def allowed_tool_entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange]]:
+    """Each tool entry of ``allowed-tools`` with where it is written. A list's items are
+    split like the string form: Claude Code reads ``- Read, Grep`` as two tools (2.1.332's
+    bundled source splits every item at commas and spaces outside parentheses)."""
     span = folder.span("allowed-tools")
     value = folder.frontmatter.get("allowed-tools")
     if span is None:
@@ -43,13 +46,17 @@ def allowed_tool_entries(folder: SkillFolder) -> Iterator[tuple[str, SourceRange
     if isinstance(value, list):
         for item, where in zip(value, span.items, strict=False):
             if isinstance(item, str):
-                yield item.strip(), where
+                yield from _located(folder, item, where)
         return
-    if not isinstance(value, str):
-        return
-    where = span.value_range
+    if isinstance(value, str):
+        yield from _located(folder, value, span.value_range)
+
+
+def _located(
+    folder: SkillFolder, text: str, where: SourceRange
+) -> Iterator[tuple[str, SourceRange]]:
     line_text = folder.lines[where.line] if where.line < len(folder.lines) else ""
-    for entry, _offset in split_tools(value):
+    for entry, _offset in split_tools(text):
         column = line_text.find(entry, where.column)
         if where.line == where.end_line and column >= 0:
             yield entry, SourceRange(where.line, column, where.line, column + len(entry))

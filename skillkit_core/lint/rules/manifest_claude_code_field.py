@@ -1,4 +1,10 @@
-"""claude-code-field: Claude Code's extension keys have the types and values it accepts."""
+"""claude-code-field: Claude Code's extension keys have the types and values it accepts.
+
+How Claude Code reads them is from its own code (2.1.332, the readers of a skill's
+frontmatter in its bundled source, checked 2026-11-29): a switch takes a boolean, or a
+string or number that reads as one (``yes``, ``on``, ``1``, ``"false"``, any case);
+``effort`` a level in any case, or an integer; ``shell`` a value in any case.
+"""
 
 from __future__ import annotations
 
@@ -34,20 +40,39 @@ def _text_or_list(value: Any, span: FieldSpan) -> str | None:
     return "must be a string or a list of strings"
 
 
+# What Claude Code's switch reader takes as true and as false (case-insensitive).
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
 def _boolean(value: Any, span: FieldSpan) -> str | None:
-    if isinstance(value, bool) and (span.scalar or "").lower() in ("true", "false"):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str | int | float) and str(value).lower() in _TRUE | _FALSE:
         return None
     written = repr(value) if isinstance(value, str) else (span.scalar or "that value")
-    return f"must be true or false (unquoted), not {written}"
+    return f"must be true or false (yes/no, on/off and 1/0 work too), not {written}"
 
 
-def _one_of(choices: tuple[str, ...]) -> Validator:
+def _one_of(choices: tuple[str, ...], *, integer: bool = False) -> Validator:
+    """A value among ``choices`` in any case (spaces around it ignored); with
+    ``integer``, a whole number too."""
+
     def validate(value: Any, span: FieldSpan) -> str | None:
-        if isinstance(value, str) and value in choices:
+        if isinstance(value, str) and value.strip().lower() in choices:
             return None
-        return f"must be {' or '.join(repr(c) for c in choices)}"
+        if integer and isinstance(value, int | str) and _is_integer(value):
+            return None
+        also = " or an integer" if integer else ""
+        return f"must be {' or '.join(repr(c) for c in choices)}{also}"
 
     return validate
+
+
+def _is_integer(value: int | str) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or value.strip().lstrip("+-").isdigit()
 
 
 def _mapping(value: Any, span: FieldSpan) -> str | None:
@@ -68,8 +93,9 @@ VALIDATORS: dict[str, Validator] = {
     "user-invocable": _boolean,
     "allowed-tools": _text_or_list,
     "disallowed-tools": _text_or_list,
+    "disallowedTools": _text_or_list,
     "model": _non_empty_text,
-    "effort": _one_of(EFFORT_LEVELS),
+    "effort": _one_of(EFFORT_LEVELS, integer=True),
     "context": _one_of(CONTEXT_VALUES),
     "agent": _text,
     "hooks": _mapping,
@@ -102,7 +128,7 @@ RULE = Rule(
         "Claude Code reads context (only 'fork'), effort levels, boolean switches, paths "
         "and arguments with fixed types; other values are ignored or break the skill."
     ),
-    bad='context: isolated\nuser-invocable: "false"\neffort: extreme',
+    bad="context: isolated\nuser-invocable: maybe\neffort: extreme",
     good="context: fork\nuser-invocable: false\neffort: high",
     check=_check,
     target="manifest",

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from skillkit_core.lint.diagnostic import LintDiagnostic
 from skillkit_core.lint.rule import Rule
 from skillkit_core.manifest.folder import SkillFolder
-from skillkit_core.manifest.spec import LISTING_CHARS_MAX
+from skillkit_core.manifest.spec import LISTING_CHARS_MAX, listed_text
 
 
 def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
@@ -15,11 +15,11 @@ def _check(folder: SkillFolder) -> Iterator[LintDiagnostic]:
         return
     description = folder.text_value("description") or ""
     when = folder.text_value("when_to_use") or ""
-    total = len(description) + len(when)
+    total = len(listed_text(description, when))
     if total > LISTING_CHARS_MAX:
         yield RULE.diagnostic(
-            f"description and when_to_use together are {total} characters; Claude Code "
-            f"cuts the skill listing at {LISTING_CHARS_MAX}",
+            f"description and when_to_use are {total} characters as Claude Code lists them "
+            f"(joined by ' - '); it cuts the listing at {LISTING_CHARS_MAX}",
             range=folder.value_range("when_to_use"),
             file=folder.skill_md,
         )

@@ -14,7 +14,7 @@ from skillkit_core.manifest.folder import SkillFolder
 from skillkit_core.manifest.parse import FieldSpan
 from skillkit_core.manifest.yaml_text import anchored, quoted
 
-# Keys whose values hosts read as text.
+# Keys whose values hosts read as text (not effort: Claude Code takes an integer there).
 _TEXT_KEYS = (
     "name",
     "description",
@@ -26,7 +26,6 @@ _TEXT_KEYS = (
     "arguments",
     "disallowed-tools",
     "model",
-    "effort",
     "context",
     "agent",
     "shell",

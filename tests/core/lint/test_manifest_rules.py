@@ -806,7 +806,7 @@ CASES = [
         False,
         {
             "SKILL.md": skill_md(
-                extra='context: isolated\nuser-invocable: "false"\neffort: extreme\npaths:\n  - 3\n'
+                extra="context: isolated\nuser-invocable: maybe\neffort: extreme\npaths:\n  - 3\n"
             )
         },
         [
@@ -836,9 +836,26 @@ CASES = [
         ],
     ),
     Case(
+        "claude-code-field",
+        True,
+        {
+            # What Claude Code 2.1.332's readers take besides the plain forms.
+            "SKILL.md": skill_md(
+                extra='user-invocable: "false"\ndisable-model-invocation: On\neffort: 3\n'
+                "shell: PowerShell\n"
+            )
+        },
+        [
+            ("non-portable-key", "info", 4, "SKILL.md"),
+            ("non-portable-key", "info", 5, "SKILL.md"),
+            ("non-portable-key", "info", 6, "SKILL.md"),
+            ("non-portable-key", "info", 7, "SKILL.md"),
+        ],
+    ),
+    Case(
         "listing-too-long",
         False,
-        {"SKILL.md": skill_md(extra="when_to_use: " + "w" * (1537 - len(DESCRIPTION)) + "\n")},
+        {"SKILL.md": skill_md(extra="when_to_use: " + "w" * (1534 - len(DESCRIPTION)) + "\n")},
         [
             ("non-portable-key", "info", 4, "SKILL.md"),
             ("listing-too-long", "warning", 4, "SKILL.md"),
@@ -847,7 +864,7 @@ CASES = [
     Case(
         "listing-too-long",
         True,
-        {"SKILL.md": skill_md(extra="when_to_use: " + "w" * (1536 - len(DESCRIPTION)) + "\n")},
+        {"SKILL.md": skill_md(extra="when_to_use: " + "w" * (1533 - len(DESCRIPTION)) + "\n")},
         [("non-portable-key", "info", 4, "SKILL.md")],
     ),
     Case(
@@ -881,6 +898,17 @@ CASES = [
             "SKILL.md": skill_md(
                 extra="allowed-tools: Read Bash(git diff:*) Task WebFetch spawn_agent "
                 "mcp__sentry__search_issues\n"
+            )
+        },
+        [],
+    ),
+    Case(
+        "allowed-tools-unknown",
+        True,
+        # Claude Code splits list items too (2.1.332), and knows its newer tools.
+        {
+            "SKILL.md": skill_md(
+                extra="allowed-tools:\n  - Read, Grep\n  - Workflow ScheduleWakeup KillShell\n"
             )
         },
         [],

@@ -54,9 +54,12 @@ def test_invalid_yaml_fails_everywhere_with_the_position_but_in_codex(tmp_path: 
     result = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))
     # Codex quotes a plain value holding ": " and parses again (repair_frontmatter_scalar_
     # fields in its loader.rs, whose comment names "description: Build for AWS: ECS");
-    # Gemini CLI falls back to reading name: and description: lines (skillLoader.ts).
+    # Gemini CLI falls back to reading name: and description: lines (skillLoader.ts);
+    # Claude Code retries quoted, and loads the skill even when that fails.
     assert result.pop("codex") == (True, ())
     assert result.pop("gemini-cli") == (True, ())
+    claude_code = result.pop("claude-code")
+    assert claude_code[0] and claude_code[1][0].startswith("Claude Code still loads the skill")
     for ok, reasons in result.values():
         assert not ok
         assert reasons[0].startswith("line 3: invalid YAML")
@@ -239,3 +242,58 @@ def test_codex_scan_passes_over_what_it_does_not_see(
         (root / "SKILL.md").rename(root / "REAL.md")
         (root / "SKILL.md").symlink_to("REAL.md")
     assert verdicts(root)["codex"] == (False, (reason,))
+
+
+# Claude Code, as its loader reads a folder (2.1.332, run offline with `claude -p`).
+CLAUDE_CODE_CASES = {
+    "broken-yaml-still-loads": ('---\nname: a\ndescription: "Unterminated\n---\nB.\n', True),
+    "no-frontmatter-still-loads": ("# Title\n\nBody.\n", True),
+    "list-frontmatter-still-loads": ("---\n- one\n- two\n---\n# Title\n", True),
+    "no-description-still-loads": ("---\nname: pdf-tools\n---\n# Title\n", True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLAUDE_CODE_CASES))
+def test_claude_code_verdict_reads_as_claude_code_reads(tmp_path: Path, case: str) -> None:
+    text, expected = CLAUDE_CODE_CASES[case]
+    loads_there, notes = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
+        "claude-code"
+    ]
+    assert loads_there is expected and notes, notes
+
+
+@pytest.mark.parametrize(
+    ("folder", "change", "reason"),
+    [
+        ("pdf-tools", "lowercase", "Claude Code reads only a file named exactly SKILL.md"),
+        ("pdf-tools", "large", "Claude Code skips a SKILL.md over 1,000,000 bytes"),
+        ("bad<name>", "", "Claude Code does not offer a skill whose folder name holds < or >"),
+        ("trail:", "", "Claude Code does not offer a skill whose folder name has a space"),
+        ("a\u200bb", "", "Claude Code does not offer a skill whose folder name holds a hidden"),
+    ],
+)
+def test_claude_code_passes_over_what_it_does_not_offer(
+    tmp_path: Path, folder: str, change: str, reason: str
+) -> None:
+    text = skill_md(name="pdf-tools")
+    if change == "large":
+        text += "x" * 1_000_001
+    root = make_skill(tmp_path, folder, {"SKILL.md": text})
+    if change == "lowercase":
+        (root / "SKILL.md").rename(root / "skill.md")
+    loads_there, reasons = verdicts(root)["claude-code"]
+    assert not loads_there and reasons[0].startswith(reason), reasons
+
+
+def test_claude_code_notes_what_it_reads_differently(tmp_path: Path) -> None:
+    text = "---\nname: other\ndescription: Before --- after.\n---\n# Title\n"
+    loads_there, notes = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
+        "claude-code"
+    ]
+    assert loads_there
+    assert notes == (
+        "Claude Code ends the frontmatter at the first '---', inside line 3: what follows "
+        "it there is not read as frontmatter",
+        "Claude Code names the skill after its folder ('pdf-tools'); 'other' is only shown "
+        "beside it",
+    )

@@ -318,9 +318,12 @@ def _tool_result(outcome: ToolOutcome) -> types.CallToolResult:
 
 
 def _error_result(error: SkillkitError) -> types.CallToolResult:
+    """A refusal, as text only: structured content would have to fit the tool's output
+    schema (tools.mdx, Output Schema: "MUST provide structured results that conform"),
+    and the TypeScript SDK's client (1.32, also in Gemini CLI) checks it even on errors,
+    turning a refusal the model should read into an exception."""
     return types.CallToolResult(
         content=[types.TextContent(text=f"{error.code}: {error.message}")],
-        structured_content={"error": {"code": error.code, "message": error.message}},
         is_error=True,
     )
 

@@ -441,14 +441,10 @@ class SkillsExtension(Extension):
         result: dict[str, Any] = {"skills": entries}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
-            # SEP-2549 list caching: a digest may change with any edit, so no freshness is
-            # promised, and the answer is for this connection only.
-            result.update({"ttlMs": 0, "cacheScope": "private"})
-        return result
+        return _cacheable(ctx, result)
 
     async def _get(self, ctx: Any, params: SkillsGetParams) -> dict[str, Any]:
-        return {"skill": get_entry(self.registry, params.uri)}
+        return _cacheable(ctx, {"skill": get_entry(self.registry, params.uri)})
 
     async def _directory(self, ctx: Any, params: DirectoryReadParams) -> dict[str, Any]:
         try:
@@ -464,7 +460,18 @@ class SkillsExtension(Extension):
         }
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        return result
+        return _cacheable(ctx, result)
+
+
+def _cacheable(ctx: Any, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with SEP-2549's caching fields under a 2026-07-28 connection: a digest
+    may change with any edit, so no freshness is promised, and the answer is for this
+    connection only. SEP-2640 asks them of skills/list; the official clients of that
+    version (TypeScript @modelcontextprotocol/client 2.4's skills client, the Inspector
+    2.12) require them of skills/get and resources/directory/read too."""
+    if getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+        result.update({"ttlMs": 0, "cacheScope": "private"})
+    return result
 
 
 def install(server: Any, extension: Extension) -> None:

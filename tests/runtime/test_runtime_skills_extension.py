@@ -218,6 +218,9 @@ async def test_get_answers_like_the_listing(server: McpConnection) -> None:
         got = await request(server, "skills/get", uri=entry["uri"])
         assert got["skill"] == entry
         assert "nextCursor" not in got
+        # The official 2026-07-28 clients (TypeScript client 2.4, Inspector 2.12) refuse a
+        # skills/get or directory read without the caching fields.
+        assert (got["ttlMs"], got["cacheScope"]) == (0, "private")
 
 
 async def test_nested_skills_are_listed_flat_and_their_files_stay_the_enclosing_skills(
@@ -363,7 +366,9 @@ async def test_directory_reads_list_direct_children(server: McpConnection) -> No
     base = "skill://acme/billing/refunds"
     top = await children(base)
     assert (f"{base}/SKILL.md", "text/markdown") in top
-    skill_md = (await request(server, "resources/directory/read", uri=base))["resources"][0]
+    listing = await request(server, "resources/directory/read", uri=base)
+    assert (listing["ttlMs"], listing["cacheScope"]) == (0, "private")
+    skill_md = listing["resources"][0]
     assert (skill_md["name"], skill_md["description"]) == (
         "refunds",
         "Process customer refund requests per company policy.",
@@ -474,7 +479,8 @@ async def test_initialize_connections_get_the_declaration_and_the_methods(
         assert len(page["skills"]) == PAGE_SIZE and "nextCursor" in page
         assert "ttlMs" not in page
         uri = page["skills"][0]["uri"]
-        assert (await request(connection, "skills/get", uri=uri))["skill"] == page["skills"][0]
+        got = await request(connection, "skills/get", uri=uri)
+        assert got["skill"] == page["skills"][0] and "ttlMs" not in got
     finally:
         await connection.stop()
 

@@ -39,7 +39,7 @@ import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillkit_core.runtime.errors import RegistryError
 from skillkit_core.runtime.paths import is_inside
@@ -224,11 +224,40 @@ def read_record(
         description=description.strip(),
         location=location,
         root_dir=location.parent,
-        properties=json_safe(parsed.frontmatter),
+        properties=json_safe(frontmatter_as_hosts_read(parsed)),
         digest="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
         body=parsed.body,
         source_root=source_root,
     )
+
+
+def frontmatter_as_hosts_read(parsed: ParsedSkillMd) -> Any:
+    """The frontmatter typed by YAML 1.2's core schema, as the hosts and the MCP clients
+    that verify ``skills/list`` read it (:mod:`skillkit_core.manifest.yaml12`); the
+    parser's YAML 1.1 mapping where the two cannot differ: no digit, ``<<`` or ``=`` in
+    the text and no value other than text (a 1.1 boolean such as ``yes``)."""
+    if not _MAY_DIFFER.search(parsed.yaml_text) and _all_text(parsed.frontmatter):
+        return parsed.frontmatter
+    import yaml
+
+    from skillkit_core.manifest.yaml12 import load_core12
+
+    try:
+        read = load_core12(parsed.yaml_text)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return parsed.frontmatter
+    return read if isinstance(read, dict) else parsed.frontmatter
+
+
+_MAY_DIFFER = re.compile(r"[0-9]|<<|=")
+
+
+def _all_text(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_all_text(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_all_text(item) for item in value)
+    return value is None or isinstance(value, str)
 
 
 def serving_problem(folder: SkillFolder) -> str | None:

@@ -716,3 +716,35 @@ async def test_requests_of_2026_07_28_keep_no_state_between_them(server: McpConn
     assert read.content[0].text == "Partial notes.\n"
     active = await server.session.read_resource("skills://active")
     assert "Partial" not in active.contents[0].text
+
+
+async def test_frontmatter_is_typed_as_yaml_1_2_readers_type_it(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The TypeScript SDK's skills client (and the Inspector's --verify) read SKILL.md as
+    YAML 1.2 and refuse a skill whose listed frontmatter differs (SEP-2640, Integrity and
+    verification): PyYAML's 1.1 reading made yes a boolean, 017 fifteen and 1:30 ninety."""
+    root = tmp_path_factory.mktemp("yaml12")
+    folder = root / "typed"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: typed\ndescription: Typed values.\nmetadata:\n  enabled: yes\n"
+        "  octal: 017\n  time: 1:30\n  when: 2025-01-01 10:00\n  big: 1e3\n  hex: 0x1F\n"
+        "  quoted: '017'\n  flag: true\n---\nBody.\n"
+    )
+    connection = McpConnection(serve_command(str(root)), root / "stderr.txt")
+    await connection.start()
+    try:
+        (entry,) = (await request(connection, "skills/list"))["skills"]
+    finally:
+        await connection.stop()
+    assert entry["frontmatter"]["metadata"] == {
+        "enabled": "yes",
+        "octal": 17,
+        "time": "1:30",
+        "when": "2025-01-01 10:00",
+        "big": 1000.0,
+        "hex": 31,
+        "quoted": "017",
+        "flag": True,
+    }

@@ -23,6 +23,13 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
   (``-32603``) naming the kind of failure, its details going to stderr (the SDK answered
   code 0, which JSON-RPC does not define, with the exception's text: a server path);
   see :class:`InternalErrors`.
+- A JSON-RPC batch (a line holding an array) is served on a connection of MCP
+  2025-03-26, the one version that has them ("Implementations MUST support receiving
+  JSON-RPC batches"; 2025-06-18 removed them): its members are handled as messages of
+  their own, and their answers go back together as one array once all are in (none for
+  a batch of notifications). Other versions, and a connection not yet initialized,
+  answer it ``-32600``; ``initialize`` in a batch is refused (2025-03-26 lifecycle: it
+  "MUST NOT be part of a JSON-RPC batch"). See :class:`Batches`.
 - When stdin closes, requests already received get :data:`END_GRACE` seconds to be
   answered before the connection ends and cancels the rest: a client that writes its
   requests and closes stdin (``printf … | scripts/run mcp``) gets the answers of quick
@@ -33,7 +40,9 @@ Used by ``scripts/run mcp`` and ``skillkit serve``. Two things the SDK leaves un
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -51,6 +60,8 @@ from skillkit_core.protocol.jsontext import (
 _QUOTE = 60
 END_GRACE = 2.0
 """Seconds the requests in flight when stdin closes have to be answered."""
+BATCH_VERSIONS = frozenset({"2025-03-26"})
+"""The MCP versions whose connections take JSON-RPC batches."""
 
 
 async def serve_stdio_connection(server: Any, initialization_options: Any) -> None:
@@ -62,8 +73,11 @@ async def serve_stdio_connection(server: Any, initialization_options: Any) -> No
         server.middleware.insert(0, InternalErrors())
     try:
         async with stdio_server() as (read_stream, write_stream):
-            answering = AnsweringReadStream(read_stream, write_stream, server.get_request_handler)
-            tracking = _AnswerTrackingWriteStream(write_stream, answering.in_flight)
+            batches = Batches()
+            answering = AnsweringReadStream(
+                read_stream, write_stream, server.get_request_handler, batches
+            )
+            tracking = _AnswerTrackingWriteStream(write_stream, answering.in_flight, batches)
             await server.run(answering, tracking, initialization_options)
     except* (BrokenPipeError, ConnectionResetError):
         pass  # the client closed its end of stdout: the connection is over
@@ -84,16 +98,27 @@ class AnsweringReadStream:
     """
 
     def __init__(
-        self, inner: Any, write_stream: Any, request_handler: Callable[[str], Any]
+        self,
+        inner: Any,
+        write_stream: Any,
+        request_handler: Callable[[str], Any],
+        batches: Batches | None = None,
     ) -> None:
         self._inner = inner
         self._write_stream = write_stream
         self._request_handler = request_handler
+        self._batches = batches if batches is not None else Batches()
+        #: Members of a batch not handed to the server yet.
+        self._pending: deque[SessionMessage] = deque()
         #: Ids of the requests received and not answered yet.
         self.in_flight: set[int | str] = set()
 
     async def receive(self) -> Any:
         while True:
+            if self._pending:
+                item = self._pending.popleft()
+                self._note(item)
+                return item
             try:
                 item = await self._inner.receive()
             except anyio.EndOfStream:
@@ -102,6 +127,10 @@ class AnsweringReadStream:
                         await anyio.sleep(0.005)
                 raise
             if isinstance(item, Exception):
+                members = _batch_members(item)
+                if members is not None and self._batches.version in BATCH_VERSIONS:
+                    await self._open_batch(members)
+                    continue
                 reply = error_for(item)
             else:
                 reply = self._without_id(getattr(item, "message", None))
@@ -113,6 +142,38 @@ class AnsweringReadStream:
             # A writer that is gone means the connection is ending anyway.
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await self._write_stream.send(SessionMessage(reply))
+
+    async def _open_batch(self, members: list[Any]) -> None:
+        """Queue a batch's messages for the server; the answers of members that are no
+        messages (or may not be batched) wait with the others in a :class:`Batch`."""
+        batch = Batch()
+        for member in members:
+            try:
+                message = types.jsonrpc_message_adapter.validate_python(member, by_name=False)
+            except Exception as problem:
+                refused = error_for(problem)
+                if refused is not None:
+                    batch.answers.append(refused)
+                continue
+            reply = self._without_id(message)
+            if reply is None and isinstance(message, types.JSONRPCRequest):
+                if message.method == "initialize":
+                    reply = _error(
+                        types.INVALID_REQUEST,
+                        "Invalid request: initialize must not be part of a JSON-RPC batch",
+                        message.id,
+                    )
+                else:
+                    batch.waiting.add(message.id)
+            if reply is not None:
+                batch.answers.append(reply)
+            else:
+                self._pending.append(SessionMessage(message))
+        if batch.waiting:
+            self._batches.open.append(batch)
+        elif batch.answers:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await self._write_stream.send(batch.message())
 
     def _without_id(self, message: Any) -> types.JSONRPCError | None:
         """The error answering a request that came as a notification; ``None`` for any
@@ -168,17 +229,82 @@ class AnsweringReadStream:
         return getattr(self._inner, name)
 
 
-class _AnswerTrackingWriteStream:
-    """The transport's write stream, crossing each answered request off ``in_flight``."""
+class Batch:
+    """One JSON-RPC batch being answered: the ids of its requests still ``waiting`` and
+    the ``answers`` in so far."""
 
-    def __init__(self, inner: Any, in_flight: set[int | str]) -> None:
+    def __init__(self) -> None:
+        self.waiting: set[int | str] = set()
+        self.answers: list[types.JSONRPCResponse | types.JSONRPCError] = []
+
+    def message(self) -> SessionMessage:
+        """The answers as one message, which the transport writes as a JSON array."""
+        return SessionMessage(_batch_answer().model_construct(root=self.answers))
+
+
+@functools.cache
+def _batch_answer() -> Any:
+    from pydantic import RootModel
+
+    return RootModel[list[types.JSONRPCResponse | types.JSONRPCError]]
+
+
+class Batches:
+    """What the connection knows of batches: the protocol ``version`` it negotiated (read
+    from the ``initialize`` answer) and the batches ``open``."""
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.open: list[Batch] = []
+
+    def note(self, message: Any) -> None:
+        """Take the negotiated version from the answer to ``initialize``."""
+        result = getattr(message, "result", None)
+        if isinstance(result, dict) and "protocolVersion" in result and "serverInfo" in result:
+            self.version = result["protocolVersion"]
+
+    def holding(self, request_id: int | str) -> Batch | None:
+        return next((batch for batch in self.open if request_id in batch.waiting), None)
+
+
+def _batch_members(problem: Exception) -> list[Any] | None:
+    """The members of the JSON array a refused line held, or ``None``."""
+    errors = _validation_errors(problem)
+    if not errors or errors[0].get("type") == "json_invalid":
+        return None
+    value = _message_of(errors)
+    return value if isinstance(value, list) and value else None
+
+
+class _AnswerTrackingWriteStream:
+    """The transport's write stream, crossing each answered request off ``in_flight`` and
+    holding the answers of a batch's requests until the batch is complete."""
+
+    def __init__(
+        self, inner: Any, in_flight: set[int | str], batches: Batches | None = None
+    ) -> None:
         self._inner = inner
         self._in_flight = in_flight
+        self._batches = batches if batches is not None else Batches()
 
     async def send(self, item: Any) -> None:
-        await self._inner.send(_writable(item))
         message = getattr(item, "message", None)
-        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+        answer = isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+        batch = self._batches.holding(message.id) if answer and self._batches.open else None
+        if batch is not None:
+            batch.answers.append(_writable(item).message)
+            batch.waiting.discard(message.id)
+            if batch.waiting:
+                self._in_flight.discard(message.id)
+                return
+            self._batches.open.remove(batch)
+            item = batch.message()
+        else:
+            item = _writable(item)
+            if isinstance(message, types.JSONRPCResponse):
+                self._batches.note(message)
+        await self._inner.send(item)
+        if answer:
             self._in_flight.discard(message.id)
 
     async def __aenter__(self) -> _AnswerTrackingWriteStream:

@@ -39,7 +39,8 @@ returns the skill's SKILL.md instructions; do not guess them from the descriptio
 3. Read a loaded skill's references and assets with skills_read and run its scripts with \
 skills_run_script, giving paths relative to the skill folder (references/guide.md, \
 scripts/build.py). With several skills loaded, name one in the "skill" argument; without \
-it the most recently loaded skill is used.
+it the most recently loaded skill is used. On a connection of MCP 2026-07-28, where \
+nothing stays loaded between requests, always name the skill there.
 4. When loaded skills' instructions conflict, the most recently loaded skill wins. Unload \
 skills you no longer need with skills_unload.
 """

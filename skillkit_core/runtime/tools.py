@@ -74,7 +74,9 @@ class ToolOutcome:
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _SKILL_ARG = {
     "type": "string",
-    "description": "Which loaded skill to use; defaults to the most recently loaded one.",
+    "description": "Which loaded skill to use; defaults to the most recently loaded one. "
+    "Required on a connection of MCP 2026-07-28, where nothing stays loaded between "
+    "requests.",
 }
 _RECEIPT_SCHEMA: dict[str, Any] = {
     "type": "object",

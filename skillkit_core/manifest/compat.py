@@ -218,7 +218,7 @@ def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
 
 
 def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    from skillkit_core.manifest.gemini_loader import gemini_refusals
+    from skillkit_core.manifest.gemini_loader import gemini_refusals, gemini_skips
 
     # Node reads bytes that are not UTF-8 as replacement characters, not as a failure.
     unreadable = [
@@ -226,7 +226,7 @@ def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
         for d in found
         if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
     ]
-    reasons = unreadable or gemini_refusals(folder.parsed)
+    reasons = unreadable or gemini_skips(folder.manifest_name) or gemini_refusals(folder.parsed)
     return HostVerdict(GEMINI_CLI, not reasons, tuple(reasons))
 
 

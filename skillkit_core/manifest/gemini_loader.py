@@ -13,6 +13,13 @@ Facts from google-gemini/gemini-cli, ``packages/core/src/skills/skillLoader.ts``
   the indented lines after the latter). The skill loads when both are found, whatever
   they hold: no length, format or folder check.
 - The name's ``: \\ / < > * ? " |`` become ``-``.
+
+Checked against the real Gemini CLI (0.61.0, ``gemini skills list``, 2026-11-29), which
+also showed: js-yaml 4 reads YAML 1.2 (``yes`` is text, ``0o17`` a number) and refuses a
+repeated key; U+2028, U+2029 and U+0085 are no line breaks to it, nor is U+0085 or
+U+001C white space to JavaScript's ``\\s``; its scan (``SKILL.md`` and ``*/SKILL.md``
+under a skills folder) finds only ``SKILL.md`` spelt so (on Linux), follows a symbolic
+link wherever it leads and reads a file of any size.
 """
 
 from __future__ import annotations
@@ -26,10 +33,22 @@ READS = ("name", "description")
 """The frontmatter keys Gemini CLI reads; it ignores every other."""
 
 _FRONTMATTER = re.compile(r"---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
+# JavaScript's \s (ECMA-262 WhiteSpace and LineTerminator), narrower than Python's: no
+# U+001C..U+001F, no U+0085.
+_JS_SPACE = "[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 # JavaScript's "." stops at any line terminator, lone CR and U+2028/9 included.
-_NAME_LINE = re.compile("\\s*name:\\s*[^\n\r\u2028\u2029]*")
-_DESCRIPTION_LINE = re.compile("\\s*description:\\s*[^\n\r\u2028\u2029]*")
+_NAME_LINE = re.compile(f"{_JS_SPACE}*name:{_JS_SPACE}*[^\n\r\u2028\u2029]*")
+_DESCRIPTION_LINE = re.compile(f"{_JS_SPACE}*description:{_JS_SPACE}*[^\n\r\u2028\u2029]*")
+# Line breaks to PyYAML that js-yaml reads as plain characters.
+_NOT_BREAKS = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x"})
 _CONTINUATION = re.compile(r"[ \t]+\S")
+
+
+def gemini_skips(manifest_name: str) -> list[str]:
+    """Why Gemini CLI's scan of a skills folder would not find this skill's file."""
+    if manifest_name != "SKILL.md":
+        return [f"Gemini CLI looks for a file named SKILL.md (on Linux, not {manifest_name})"]
+    return []
 
 
 def gemini_refusals(parsed: ParsedSkillMd) -> list[str]:
@@ -51,11 +70,14 @@ def gemini_refusals(parsed: ParsedSkillMd) -> list[str]:
 
 
 def _yaml_strings(frontmatter: str) -> bool:
-    import yaml
+    """Whether js-yaml 4 reads a string ``name`` and ``description``: YAML 1.2 with
+    unique keys, on the text with what only PyYAML takes for line breaks made letters
+    (a plain character to js-yaml; only the values' types matter here)."""
+    from skillkit_core.manifest.yaml12 import load_core12
 
     try:
-        data = yaml.safe_load(frontmatter)
-    except Exception:  # any failure (2025-02-29 is a ValueError): the line reader decides
+        data = load_core12(frontmatter.translate(_NOT_BREAKS), unique_keys=True)
+    except Exception:  # any failure: the line reader decides
         return False
     if not isinstance(data, dict):
         return False

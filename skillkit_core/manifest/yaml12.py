@@ -30,11 +30,23 @@ _CORE = (
 
 
 @functools.cache
-def _loader() -> type:
+def _loader(unique_keys: bool = False) -> type:
     import yaml
 
     class Core12Loader(yaml.SafeLoader):
         """PyYAML's safe loader with the YAML 1.2 core schema's implicit types."""
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if unique_keys and isinstance(node, yaml.MappingNode):
+                seen = set()
+                for key_node, _ in node.value:
+                    key = getattr(key_node, "value", None)
+                    if isinstance(key_node, yaml.ScalarNode) and key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"duplicated mapping key {key!r}", key_node.start_mark
+                        )
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
     Core12Loader.yaml_implicit_resolvers = {}
     for tag, pattern, first in _CORE:
@@ -55,8 +67,9 @@ def _boolean(loader: Any, node: Any) -> bool:
     return loader.construct_scalar(node).lower() == "true"
 
 
-def load_core12(text: str) -> Any:
-    """``text`` read as YAML 1.2 (core schema); raises ``yaml.YAMLError``."""
+def load_core12(text: str, *, unique_keys: bool = False) -> Any:
+    """``text`` read as YAML 1.2 (core schema); raises ``yaml.YAMLError``. With
+    ``unique_keys``, a key repeated in a mapping is an error, as js-yaml makes it."""
     import yaml
 
-    return yaml.load(text, Loader=_loader())
+    return yaml.load(text, Loader=_loader(unique_keys))

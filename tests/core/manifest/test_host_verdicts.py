@@ -206,6 +206,16 @@ GEMINI_CASES = {
     "crlf": ("---\r\nname: a\r\ndescription: D.\r\n---\r\n", True),
     "impossible-date": ("---\nname: a\ndescription: D.\nwhen: 2025-02-29\n---\n", True),
     "empty-frontmatter": ("---\n---\n", False),
+    # Seen with Gemini CLI 0.61.0 (gemini skills list): js-yaml 4 reads YAML 1.2, refuses
+    # a repeated key, and takes U+2028 and U+0085 for plain characters; JavaScript's \s
+    # is no U+0085 or U+001C. Quoted keys leave the line reader nothing to find.
+    "quoted-duplicate-keys": ('---\n"name": x\n"description": A.\n"description": B.\n---\n', False),
+    "flow-duplicate-keys": ("---\n{name: x, description: A., description: B.}\n---\n", False),
+    "yaml-1-2-yes-is-text": ('---\n"name": x\n"description": yes\n---\n', True),
+    "yaml-1-2-octal-is-a-number": ('---\n"name": x\n"description": 0o17\n---\n', False),
+    "line-separator-in-a-value": ("---\nname: x\ndescription: a\u2028b\n---\n", True),
+    "next-line-before-the-name": ("---\n\x85name: x\ndescription: D.\n---\n", False),
+    "file-separator-before-the-name": ("---\n\x1cname: x\ndescription: D.\n---\n", False),
 }
 
 
@@ -242,6 +252,15 @@ def test_codex_scan_passes_over_what_it_does_not_see(
         (root / "SKILL.md").rename(root / "REAL.md")
         (root / "SKILL.md").symlink_to("REAL.md")
     assert verdicts(root)["codex"] == (False, (reason,))
+
+
+def test_gemini_cli_does_not_find_a_lowercase_skill_md(tmp_path: Path) -> None:
+    # Its glob (SKILL.md, */SKILL.md) is case-sensitive on Linux (gemini skills list, 0.61.0).
+    root = make_skill(tmp_path, "pdf-tools", {"skill.md": skill_md()})
+    loads_there, reasons = verdicts(root)["gemini-cli"]
+    assert not loads_there and reasons == (
+        "Gemini CLI looks for a file named SKILL.md (on Linux, not skill.md)",
+    )
 
 
 # Claude Code, as its loader reads a folder (2.1.332, run offline with `claude -p`).

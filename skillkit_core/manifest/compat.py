@@ -7,7 +7,8 @@ tags; Claude Code loads nearly anything, named after its folder
 (:mod:`skillkit_core.manifest.claude_code_loader`); VS Code
 requires ``name`` and ``description`` and ignores keys it does not know; Codex and Gemini
 CLI read the file their own way (:mod:`skillkit_core.manifest.codex_loader`,
-:mod:`skillkit_core.manifest.gemini_loader`, from their loaders' source).
+:mod:`skillkit_core.manifest.gemini_loader`, from their loaders' source), and so does
+OpenCode (:mod:`skillkit_core.manifest.opencode_loader`, from its behaviour).
 
 Verdicts are computed from the lint diagnostics of the folder plus the parsed SKILL.md,
 so they never disagree with what ``skillkit check`` reports (Codex's and Gemini CLI's,
@@ -50,7 +51,16 @@ CLAUDE_CODE = Consumer("claude-code", "Claude Code")
 VSCODE = Consumer("vscode", "VS Code")
 CODEX = Consumer("codex", "Codex")
 GEMINI_CLI = Consumer("gemini-cli", "Gemini CLI")
-CONSUMERS: tuple[Consumer, ...] = (SPEC, CLAUDE_API, CLAUDE_CODE, VSCODE, CODEX, GEMINI_CLI)
+OPENCODE = Consumer("opencode", "OpenCode")
+CONSUMERS: tuple[Consumer, ...] = (
+    SPEC,
+    CLAUDE_API,
+    CLAUDE_CODE,
+    VSCODE,
+    CODEX,
+    GEMINI_CLI,
+    OPENCODE,
+)
 
 # What stops even the consumers that read the file their own way: there is none to read.
 _NO_FILE = frozenset({"skill-md-missing", "skill-md-unreadable"})
@@ -94,7 +104,12 @@ def host_verdicts(folder: SkillFolder, diagnostics: Iterable[LintDiagnostic]) ->
     fatal = [d for d in found if d.rule in _FATAL_RULES and d.severity == "error"]
     if fatal:
         reasons = tuple(_reason(d) for d in fatal)
-        own = {CLAUDE_CODE: _claude_code, CODEX: _codex, GEMINI_CLI: _gemini_cli}
+        own = {
+            CLAUDE_CODE: _claude_code,
+            CODEX: _codex,
+            GEMINI_CLI: _gemini_cli,
+            OPENCODE: _opencode,
+        }
         return [
             own[consumer](folder, found)
             if consumer in own
@@ -187,7 +202,20 @@ def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdic
             f"'{name}' is only shown beside it"
         )
     notes += [_reason(d) for d in found if d.rule == "listing-too-long"]
+    notes += _claude_code_listing(folder)
     return HostVerdict(CLAUDE_CODE, True, tuple(notes))
+
+
+def _claude_code_listing(folder: SkillFolder) -> list[str]:
+    """When Claude Code leaves a skill it loads out of the model's listing (2.1.332)."""
+    from skillkit_core.lint.rules.manifest_claude_code_field import switched_on
+
+    notes = []
+    if switched_on(folder.frontmatter.get("disable-model-invocation")):
+        notes.append("disable-model-invocation: Claude Code lists it only for /name, not the model")
+    if folder.frontmatter.get("paths"):
+        notes.append("paths: Claude Code lists it only once a file matching them is touched")
+    return notes
 
 
 def _vscode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
@@ -230,6 +258,25 @@ def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
     return HostVerdict(GEMINI_CLI, not reasons, tuple(reasons))
 
 
+def _opencode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
+    from skillkit_core.manifest.opencode_loader import (
+        opencode_notes,
+        opencode_refusals,
+        opencode_skips,
+    )
+
+    # Its reader takes bytes that are not UTF-8 as U+FFFD, and files of any size.
+    unreadable = [
+        _reason(d)
+        for d in found
+        if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
+    ]
+    reasons = unreadable or opencode_skips(folder.manifest_name) or opencode_refusals(folder.parsed)
+    if reasons:
+        return HostVerdict(OPENCODE, False, tuple(reasons))
+    return HostVerdict(OPENCODE, True, tuple(opencode_notes(folder.parsed)))
+
+
 _VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...] = (
     _spec,
     _claude_api,
@@ -237,4 +284,5 @@ _VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...
     _vscode,
     _codex,
     _gemini_cli,
+    _opencode,
 )

@@ -30,7 +30,7 @@ _CORE = (
 
 
 @functools.cache
-def _loader(unique_keys: bool = False) -> type:
+def _loader(unique_keys: bool = False, js_yaml_3: bool = False) -> type:
     import yaml
 
     class Core12Loader(yaml.SafeLoader):
@@ -40,14 +40,29 @@ def _loader(unique_keys: bool = False) -> type:
             if unique_keys and isinstance(node, yaml.MappingNode):
                 seen = set()
                 for key_node, _ in node.value:
-                    key = getattr(key_node, "value", None)
-                    if isinstance(key_node, yaml.ScalarNode) and key in seen:
+                    if not isinstance(key_node, yaml.ScalarNode):
+                        continue
+                    if key_node.value in seen:
                         raise yaml.constructor.ConstructorError(
-                            None, None, f"duplicated mapping key {key!r}", key_node.start_mark
+                            None,
+                            None,
+                            f"duplicated mapping key {key_node.value!r}",
+                            key_node.start_mark,
                         )
-                    seen.add(key)
+                    seen.add(key_node.value)
             return super().construct_mapping(node, deep=deep)
 
+    if js_yaml_3:
+        # js-yaml 3's default safe schema: YAML 1.1's numbers, timestamps and merge keys
+        # (as PyYAML has them), but only true and false as booleans.
+        Core12Loader.yaml_implicit_resolvers = {
+            first: [entry for entry in entries if entry[0] != "tag:yaml.org,2002:bool"]
+            for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+        tag, pattern, first = _CORE[1]
+        Core12Loader.add_implicit_resolver(tag, re.compile(rf"^(?:{pattern})$"), first)
+        Core12Loader.add_constructor("tag:yaml.org,2002:bool", _boolean)
+        return Core12Loader
     Core12Loader.yaml_implicit_resolvers = {}
     for tag, pattern, first in _CORE:
         Core12Loader.add_implicit_resolver(tag, re.compile(rf"^(?:{pattern})$"), first)
@@ -73,3 +88,12 @@ def load_core12(text: str, *, unique_keys: bool = False) -> Any:
     import yaml
 
     return yaml.load(text, Loader=_loader(unique_keys))
+
+
+def load_js_yaml_3(text: str) -> Any:
+    """``text`` read as js-yaml 3's ``safeLoad`` reads it (OpenCode's frontmatter reader):
+    YAML 1.1's types but for booleans, which are only ``true`` and ``false``; a repeated
+    key is an error. Raises ``yaml.YAMLError``."""
+    import yaml
+
+    return yaml.load(text, Loader=_loader(True, True))

@@ -45,6 +45,11 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
 
+def switched_on(value: Any) -> bool:
+    """Whether Claude Code's switch reader takes ``value`` as true."""
+    return value is True or (isinstance(value, str | int) and str(value).lower() in _TRUE)
+
+
 def _boolean(value: Any, span: FieldSpan) -> str | None:
     if isinstance(value, bool):
         return None

@@ -187,7 +187,7 @@ def test_hosts_matrix(tmp_path: Path) -> None:
     as_json = skillkit("check", "pdf-tools", "--hosts", "--format", "json", cwd=tmp_path)
     data = json.loads(as_json.stdout)
     loads = [v["loads"] for v in data["hosts"][0]["verdicts"]]
-    assert loads == [False, False, True, True, True, True]
+    assert loads == [False, False, True, True, True, True, True]
 
 
 def test_rules_and_explain(tmp_path: Path) -> None:

@@ -95,7 +95,7 @@ def test_host_verdicts_are_computed_only_when_asked(tmp_path: Path) -> None:
     make_skill(tmp_path, "broken", {"SKILL.md": skill_md("other-name")})
     with_hosts = run_check([str(tmp_path)]).run
     without = run_check([str(tmp_path)], hosts=False).run
-    assert [len(report.hosts) for report in with_hosts.reports] == [6, 6]
+    assert [len(report.hosts) for report in with_hosts.reports] == [7, 7]
     assert [report.hosts for report in without.reports] == [(), ()]
     assert without.diagnostics == with_hosts.diagnostics
     assert without.exit_code == with_hosts.exit_code == 1

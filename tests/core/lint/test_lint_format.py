@@ -88,6 +88,7 @@ def test_json_document(tmp_path: Path) -> None:
         "vscode",
         "codex",
         "gemini-cli",
+        "opencode",
     ]
     assert document["hosts"][0]["target"] == str(root)
 

@@ -35,6 +35,7 @@ def test_claude_code_extension_keys_fail_only_strict_consumers(tmp_path: Path) -
         "vscode": True,
         "codex": True,
         "gemini-cli": True,
+        "opencode": True,
     }
     assert result["spec"][1] == ("keys outside the specification: context, when_to_use",)
 
@@ -55,9 +56,11 @@ def test_invalid_yaml_fails_everywhere_with_the_position_but_in_codex(tmp_path: 
     # Codex quotes a plain value holding ": " and parses again (repair_frontmatter_scalar_
     # fields in its loader.rs, whose comment names "description: Build for AWS: ECS");
     # Gemini CLI falls back to reading name: and description: lines (skillLoader.ts);
-    # Claude Code retries quoted, and loads the skill even when that fails.
+    # Claude Code retries quoted, and loads the skill even when that fails; OpenCode
+    # makes the value a block scalar and reads it again.
     assert result.pop("codex") == (True, ())
     assert result.pop("gemini-cli") == (True, ())
+    assert result.pop("opencode") == (True, ())
     claude_code = result.pop("claude-code")
     assert claude_code[0] and claude_code[1][0].startswith("Claude Code still loads the skill")
     for ok, reasons in result.values():
@@ -100,6 +103,7 @@ def test_unicode_name_passes_the_spec_but_not_api_upload(tmp_path: Path) -> None
         "vscode": True,
         "codex": True,
         "gemini-cli": True,
+        "opencode": True,
     }
 
 
@@ -112,6 +116,7 @@ def test_folder_mismatch_fails_spec_and_vscode_not_codex(tmp_path: Path) -> None
         "vscode": False,
         "codex": True,
         "gemini-cli": True,
+        "opencode": True,
     }
 
 
@@ -315,4 +320,52 @@ def test_claude_code_notes_what_it_reads_differently(tmp_path: Path) -> None:
         "it there is not read as frontmatter",
         "Claude Code names the skill after its folder ('pdf-tools'); 'other' is only shown "
         "beside it",
+    )
+
+
+# OpenCode, as 1.18.33 was seen to read a SKILL.md (opencode debug skill).
+OPENCODE_CASES = {
+    "any-name-text": ("---\nname: My Skill\ndescription: D.\n---\n", True),
+    "empty-name": ('---\nname: ""\ndescription: D.\n---\n', True),
+    "no-description-kept": ("---\nname: pdf-tools\n---\n", True),
+    "colon-value-read-again": ("---\nname: x: skill\ndescription: D.\n---\n", True),
+    "byte-order-mark-dropped": ("\ufeff---\nname: a\ndescription: D.\n---\n", True),
+    "spaces-after-the-opening": ("---   \nname: a\ndescription: D.\n---\n", True),
+    "yes-is-text": ("---\nname: a\ndescription: yes\n---\n", True),
+    "number-name": ("---\nname: 123\ndescription: D.\n---\n", False),
+    "null-description": ("---\nname: a\ndescription:\n---\n", False),
+    "date-description": ("---\nname: a\ndescription: 2025-01-01\n---\n", False),
+    "list-description": ("---\nname: a\ndescription: [x, y]\n---\n", False),
+    "duplicate-keys": ("---\nname: a\nname: b\ndescription: D.\n---\n", False),
+    "no-name": ("---\ndescription: D.\n---\n", False),
+    "indented-closing-line": ("---\nname: a\ndescription: D.\n  ---\n", False),
+    "blank-first-line": ("\n---\nname: a\ndescription: D.\n---\n", False),
+    "lone-cr-lines": ("---\rname: a\rdescription: D.\r---\r", False),
+    "list-frontmatter": ("---\n- a\n---\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPENCODE_CASES))
+def test_opencode_verdict_reads_as_opencode_reads(tmp_path: Path, case: str) -> None:
+    text, expected = OPENCODE_CASES[case]
+    loads_there, reasons = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
+        "opencode"
+    ]
+    assert loads_there is expected, reasons
+    if case == "no-description-kept":
+        assert reasons == ("OpenCode leaves a skill without a description out of the model's list",)
+    elif expected:
+        assert reasons == ()
+
+
+def test_claude_code_notes_when_it_keeps_a_skill_out_of_the_models_listing(
+    tmp_path: Path,
+) -> None:
+    text = skill_md(extra='disable-model-invocation: "yes"\npaths: src/**\n')
+    loads_there, notes = verdicts(make_skill(tmp_path, "pdf-tools", {"SKILL.md": text}))[
+        "claude-code"
+    ]
+    assert loads_there and notes == (
+        "disable-model-invocation: Claude Code lists it only for /name, not the model",
+        "paths: Claude Code lists it only once a file matching them is touched",
     )

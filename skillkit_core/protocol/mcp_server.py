@@ -29,6 +29,9 @@ def build_server(
     definition = tools.definition
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        from skillkit_core.runtime.skills_extension import refuse_cursor
+
+        refuse_cursor(params)
         return types.ListToolsResult(
             tools=[
                 types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
@@ -82,6 +85,7 @@ def _install_skills_extension(
         SkillsExtension,
         install,
         read_contents,
+        refuse_cursor,
         resource_templates,
         resources_page,
     )
@@ -115,6 +119,7 @@ def _install_skills_extension(
     async def list_templates(
         ctx: ServerRequestContext[Any], params: Any
     ) -> types.ListResourceTemplatesResult:
+        refuse_cursor(params)
         return types.ListResourceTemplatesResult(resource_templates=resource_templates())
 
     async def list_resources(

@@ -53,6 +53,7 @@ from skillkit_core.runtime.skills_extension import (
     SkillsExtension,
     install,
     read_contents,
+    refuse_cursor,
     resource_templates,
     resources_page,
 )
@@ -82,6 +83,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         yield RuntimeSession(registry, max_active=config.max_active)
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
+        refuse_cursor(params)
         tools = [
             types.Tool(
                 name=spec.name,
@@ -131,6 +133,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     async def list_resource_templates(
         ctx: Context, params: Any
     ) -> types.ListResourceTemplatesResult:
+        refuse_cursor(params)
         return types.ListResourceTemplatesResult(resource_templates=resource_templates())
 
     async def read_resource(
@@ -150,6 +153,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
         )
 
     async def list_prompts(ctx: Context, params: Any) -> types.ListPromptsResult:
+        refuse_cursor(params)
         session = _session(ctx)
         prompts = [
             types.Prompt(

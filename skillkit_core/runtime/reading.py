@@ -32,9 +32,15 @@ class SkillFile:
 
 
 def read_skill_file(
-    root: Path, path: str, *, skill: str, max_bytes: int = DEFAULT_MAX_READ
+    root: Path,
+    path: str,
+    *,
+    skill: str,
+    max_bytes: int = DEFAULT_MAX_READ,
+    hidden: frozenset[str] = frozenset(),
 ) -> SkillFile:
-    """Read ``path`` of the skill whose folder is ``root``."""
+    """Read ``path`` of the skill whose folder is ``root``; the names of its folder in
+    ``hidden`` (a built skill's program) are never named in a hint."""
     real = resolve_inside(root, path, skill=skill)
     try:  # a name too long for the system raises here, not only when reading
         if real.is_dir():
@@ -48,7 +54,7 @@ def read_skill_file(
                     "or in a loop)"
                 )
             raise MissingSkillFileError(
-                f"'{path}' does not exist in skill '{skill}'{_hint(real, root)}"
+                f"'{path}' does not exist in skill '{skill}'{_hint(real, root, hidden)}"
             )
         if not real.is_file():
             raise SkillFileError(f"'{path}' in skill '{skill}' is not a regular file")
@@ -113,14 +119,20 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _hint(missing: Path, root: Path) -> str:
-    """Name the nearest existing folder's entries, to save the agent a round trip."""
+def _hint(missing: Path, root: Path, hidden: frozenset[str] = frozenset()) -> str:
+    """Name the nearest existing folder's entries, to save the agent a round trip (not
+    the ``hidden`` names of the skill folder)."""
     parent = missing.parent
     real_root = Path(os.path.realpath(root))
     if not parent.is_dir() or not (parent == real_root or parent.is_relative_to(real_root)):
         return ""
     try:
-        names = sorted(entry.name for entry in os.scandir(parent) if utf8_name(entry.name))[:20]
+        left_out = hidden if parent == real_root else frozenset()
+        names = sorted(
+            entry.name
+            for entry in os.scandir(parent)
+            if utf8_name(entry.name) and entry.name not in left_out
+        )[:20]
     except OSError:
         return ""
     where = parent.relative_to(real_root).as_posix()

@@ -517,7 +517,11 @@ def _read(target: SkillUri, max_bytes: int) -> SkillFile:
     uri = file_uri(target.record, target.path)
     try:
         return read_skill_file(
-            target.record.root_dir, target.path, skill=target.record.name, max_bytes=max_bytes
+            target.record.root_dir,
+            target.path,
+            skill=target.record.name,
+            max_bytes=max_bytes,
+            hidden=target.record.hidden,
         )
     except MissingSkillFileError as error:
         raise ResourceNotFound(uri, error.message) from None
@@ -600,3 +604,11 @@ RESOURCE_NOT_FOUND = -32002
 
 def _invalid(message: str) -> MCPError:
     return MCPError(code=types.INVALID_PARAMS, message=message)
+
+
+def refuse_cursor(params: Any) -> None:
+    """Refuse a cursor given to a list served in one page: none was handed out, and an
+    invalid cursor "SHOULD result in an error with code -32602" (pagination utility)."""
+    cursor = getattr(params, "cursor", None)
+    if cursor is not None:
+        raise _invalid(f"invalid cursor {cursor[:60]!r}: this list has a single page")

@@ -245,4 +245,9 @@ async def test_the_built_mcp_server_serves_its_own_folder_through_the_skills_ext
         assert listed == on_disk and "skill://autopilot/SKILL.md" in listed
         with pytest.raises(MCPError, match="'scripts' of skill 'autopilot' is not served"):
             await session.read_resource("skill://autopilot/scripts/run")
+        # A miss names what the folder holds, without the program it does not serve.
+        with pytest.raises(MCPError, match=r"the skill folder has: [^)]*\)") as missing:
+            await session.read_resource("skill://autopilot/nope.md")
+        held = missing.value.error.message.split("has: ")[1]
+        assert "SKILL.md" in held and "scripts" not in held and "bin" not in held
         assert [tool.name for tool in (await session.list_tools()).tools] == ["start", "advance"]

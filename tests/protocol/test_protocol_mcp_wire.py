@@ -404,3 +404,10 @@ def test_an_mcp_server_that_stops_writes_no_protocol_result_on_its_stream(
     assert err.getvalue() == (
         "skillkit: error[internal]: the MCP server stopped: RuntimeError: the writer died\n"
     )
+
+
+def test_a_cursor_for_a_list_of_one_page_is_invalid(server: RawServer) -> None:
+    # None was handed out: pagination says an invalid cursor SHOULD be -32602.
+    answer = server.request(31, "tools/list", {"cursor": "bogus"})
+    assert answer["error"]["code"] == -32602 and "single page" in answer["error"]["message"]
+    assert_still_serving(server, 32)

@@ -402,6 +402,10 @@ async def test_bad_cursors_and_directory_escapes_are_refused(server: McpConnecti
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/.."}),
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/%2e%2e"}),
         ("resources/directory/read", {"uri": "skill://acme/billing/refunds/SKILL.md"}),
+        # Lists served in one page hand out no cursor (pagination: invalid -> -32602).
+        ("tools/list", {"cursor": "bogus"}),
+        ("prompts/list", {"cursor": "bogus"}),
+        ("resources/templates/list", {"cursor": "bogus"}),
     ]:
         with pytest.raises(MCPError) as caught:
             await request(server, method, **params)

@@ -152,6 +152,16 @@ def _agent_schemas() -> type:
                 json_schema.setdefault("propertyNames", {"pattern": "^-?(0|[1-9][0-9]*)$"})
             return json_schema
 
+        def url_schema(self, schema: Any) -> Any:
+            # pydantic's schema of HttpUrl says "format": "uri" and leaves out the
+            # schemes it takes: an agent's ftp:// or mailto: answer was refused unwarned.
+            json_schema = super().url_schema(schema)
+            schemes = schema.get("allowed_schemes")
+            if schemes and isinstance(json_schema, dict):
+                spelt = "|".join(_any_case(scheme) for scheme in schemes)
+                json_schema.setdefault("pattern", f"^(?:{spelt}):")
+            return json_schema
+
         def dataclass_schema(self, schema: Any) -> Any:
             json_schema = super().dataclass_schema(schema)
             fields = schema.get("schema", {}).get("fields", ())
@@ -166,6 +176,15 @@ def _agent_schemas() -> type:
             return self._closed(json_schema)
 
     return AgentSchemas
+
+
+def _any_case(word: str) -> str:
+    """``word`` as a JSON Schema (ECMA-262) pattern matching it in any case."""
+    import re
+
+    return "".join(
+        f"[{char.lower()}{char.upper()}]" if char.isalpha() else re.escape(char) for char in word
+    )
 
 
 def json_kind_checker(core_schema: Any) -> Any | None:

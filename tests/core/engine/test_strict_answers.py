@@ -10,10 +10,11 @@ tuple, an enum's value) are accepted as before.
 
 import datetime
 import enum
+import re
 from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, HttpUrl, field_validator
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
@@ -213,6 +214,25 @@ async def test_the_schema_says_what_validation_requires_beyond_pydantics_schema(
     assert wire["kind"] == "error" and "discriminator 'kind'" in wire["message"]
     wire = (await engine.advance("gate", {"pet": {"kind": "cat", "lives": 9}})).to_wire()
     assert wire["step"] == "end"
+
+
+class Link(BaseModel):
+    url: HttpUrl
+
+
+async def test_the_schema_names_the_url_schemes_validation_takes() -> None:
+    # pydantic's schema of HttpUrl is "format": "uri" alone; ftp:// was refused unwarned.
+    engine = WorkflowEngine(_skill(Link), Handshake(host="generic"), {"retries": 1})
+    schema = (await engine.start()).to_wire()["schema"]
+    pattern = schema["properties"]["url"]["pattern"]
+    assert pattern == "^(?:[hH][tT][tT][pP]|[hH][tT][tT][pP][sS]):"
+    for url, taken in (("https://x.org", True), ("HTTP://x.org", True), ("ftp://x.org", False)):
+        assert bool(re.search(pattern, url)) is taken
+        wire = (await engine.advance("gate", {"url": url})).to_wire()
+        assert (wire["kind"] == "prompt") is taken, wire
+        if taken:
+            engine = WorkflowEngine(_skill(Link), Handshake(host="generic"), {"retries": 1})
+            await engine.start()
 
 
 class Named(BaseModel):

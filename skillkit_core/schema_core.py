@@ -152,6 +152,14 @@ def _agent_schemas() -> type:
                 json_schema.setdefault("propertyNames", {"pattern": "^-?(0|[1-9][0-9]*)$"})
             return json_schema
 
+        def decimal_schema(self, schema: Any) -> Any:
+            # pydantic's schema of a Decimal takes any string; validation takes numerals.
+            json_schema = super().decimal_schema(schema)
+            for branch in json_schema.get("anyOf", ()) if isinstance(json_schema, dict) else ():
+                if branch.get("type") == "string":
+                    branch.setdefault("pattern", _DECIMAL_NUMERAL)
+            return json_schema
+
         def url_schema(self, schema: Any) -> Any:
             # pydantic's schema of HttpUrl says "format": "uri" and leaves out the
             # schemes it takes: an agent's ftp:// or mailto: answer was refused unwarned.
@@ -176,6 +184,11 @@ def _agent_schemas() -> type:
             return self._closed(json_schema)
 
     return AgentSchemas
+
+
+# Numerals pydantic's Decimal takes from a string (it takes more: spaces around, "_"
+# between digits, digits of other scripts).
+_DECIMAL_NUMERAL = "^[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?$"
 
 
 def _any_case(word: str) -> str:

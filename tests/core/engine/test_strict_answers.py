@@ -9,6 +9,7 @@ tuple, an enum's value) are accepted as before.
 """
 
 import datetime
+import decimal
 import enum
 import re
 from typing import Annotated, Any, ClassVar, Literal
@@ -232,6 +233,25 @@ async def test_the_schema_names_the_url_schemes_validation_takes() -> None:
         assert (wire["kind"] == "prompt") is taken, wire
         if taken:
             engine = WorkflowEngine(_skill(Link), Handshake(host="generic"), {"retries": 1})
+            await engine.start()
+
+
+class Price(BaseModel):
+    amount: decimal.Decimal
+
+
+async def test_the_schema_of_a_decimal_takes_only_numerals_as_text() -> None:
+    engine = WorkflowEngine(_skill(Price), Handshake(host="generic"), {"retries": 1})
+    schema = (await engine.start()).to_wire()["schema"]
+    (text,) = [b for b in schema["properties"]["amount"]["anyOf"] if b["type"] == "string"]
+    for numeral in ("12.50", "-3", ".5", "5.", "1e3", "abc", "", "NaN", "0x10"):
+        taken = re.search(text["pattern"], numeral) is not None
+        assert taken is (numeral not in ("abc", "", "NaN", "0x10")), numeral
+        # Whatever the pattern takes, validation takes.
+        if taken:
+            wire = (await engine.advance("gate", {"amount": numeral})).to_wire()
+            assert wire["kind"] == "prompt", wire
+            engine = WorkflowEngine(_skill(Price), Handshake(host="generic"), {"retries": 1})
             await engine.start()
 
 

@@ -257,16 +257,53 @@ def _known_good(source: Any) -> bool:
 _EXTRA_KEY_ERRORS = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 
 
-def format_validation_error(error: Any) -> str:
-    """One line per problem, each with its field path (pydantic's message kept)."""
+def format_validation_error(error: Any, data: Any = None) -> str:
+    """One line per problem, each with its field path (pydantic's message kept). With the
+    ``data`` that was validated, a path names only keys and indexes of it: pydantic's
+    union member tags (``pet.cat.meows``, ``v.int``) say which member a problem is of
+    instead, as ``pet.meows (as cat)``."""
     lines = []
     for item in error.errors(include_url=False):
-        loc = ".".join(str(part) for part in item.get("loc", ())) or "(root)"
+        loc = tuple(item.get("loc", ()))
+        members: list[str] = []
+        if data is not None:
+            loc, members = _answer_path(loc, data, item.get("type") == "missing")
+        key = bool(loc) and loc[-1] == "[key]"
+        where = ".".join(str(part) for part in (loc[:-1] if key else loc)) or "(root)"
+        where += " (the key)" if key else ""
+        shown = [member for member in members if _plain_tag(member)]
+        if shown:
+            where += f" (as {' / '.join(shown)})"
         if item.get("type") in _EXTRA_KEY_ERRORS:
-            lines.append(f"{loc}: not a field of the schema; leave it out")
+            # Of one member of a union, the key may be another member's: no advice.
+            advice = f"not a field of {shown[-1]}" if shown else "not a field of the schema"
+            lines.append(f"{where}: {advice}{'' if shown else '; leave it out'}")
             continue
-        lines.append(f"{loc}: {item.get('msg', 'invalid')}")
+        lines.append(f"{where}: {item.get('msg', 'invalid')}")
     return "; ".join(lines) if lines else str(error)
+
+
+def _answer_path(loc: tuple[Any, ...], data: Any, missing: bool) -> tuple[tuple, list[str]]:
+    """``loc`` split into the keys and indexes of ``data`` it goes through and the parts
+    that are union member tags; the last part of a missing field's error is its name."""
+    kept: list[Any] = []
+    members: list[str] = []
+    for index, part in enumerate(loc):
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if in_list or (isinstance(data, dict) and part in data):
+            data = data[part]
+            kept.append(part)
+        elif (missing and index == len(loc) - 1) or part == "[key]":
+            kept.append(part)
+        else:
+            members.append(str(part))
+    return tuple(kept), members
+
+
+def _plain_tag(member: str) -> bool:
+    """A member tag worth showing: a name or a tag value, not pydantic's description of a
+    validator (``function-after[...]``)."""
+    return bool(member) and "[" not in member and len(member) <= 40
 
 
 def _as_json(data: Any) -> str | None:

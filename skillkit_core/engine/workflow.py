@@ -284,7 +284,7 @@ class WorkflowEngine:
         try:
             return step.response.validate_answer(output)
         except ValidationError as error:
-            message = format_validation_error(error)
+            message = format_validation_error(error, output)
             self._failures[step.name] += 1
             if not quiet:
                 await self._notify(

@@ -146,10 +146,16 @@ def _agent_schemas() -> type:
             return json_schema
 
         def dict_schema(self, schema: Any) -> Any:
+            # pydantic's schema says nothing of keys but strings' patterns, and those only
+            # as patternProperties, which leave other keys free: validation refuses them.
             json_schema = super().dict_schema(schema)
             keys = schema.get("keys_schema") or {}
-            if keys.get("type") == "int" and len(keys) == 1:
-                json_schema.setdefault("propertyNames", {"pattern": "^-?(0|[1-9][0-9]*)$"})
+            constraints = set(keys) - {"type", "metadata"}
+            names = None if constraints else _KEY_NAMES.get(keys.get("type"))
+            if keys.get("type") == "str" and constraints == {"pattern"}:
+                names = {"pattern": keys["pattern"]}
+            if names is not None:
+                json_schema.setdefault("propertyNames", names)
             return json_schema
 
         def decimal_schema(self, schema: Any) -> Any:
@@ -189,6 +195,15 @@ def _agent_schemas() -> type:
 # Numerals pydantic's Decimal takes from a string (it takes more: spaces around, "_"
 # between digits, digits of other scripts).
 _DECIMAL_NUMERAL = "^[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?$"
+
+
+# What an object's keys may be for a dict of these key types, in the JSON Schema shown
+# (each a part of what validation takes from a JSON key).
+_KEY_NAMES: dict[Any, dict[str, Any]] = {
+    "int": {"pattern": "^-?(0|[1-9][0-9]*)$"},
+    "float": {"pattern": _DECIMAL_NUMERAL},
+    "bool": {"enum": ["true", "false"]},
+}
 
 
 def _any_case(word: str) -> str:

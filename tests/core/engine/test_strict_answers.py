@@ -255,6 +255,35 @@ async def test_the_schema_of_a_decimal_takes_only_numerals_as_text() -> None:
             await engine.start()
 
 
+class Keyed(BaseModel):
+    weights: dict[float, int] = {}
+    flags: dict[bool, int] = {}
+    slugs: dict[Annotated[str, Field(pattern="^[a-z]+$")], int] = {}
+
+
+@pytest.mark.parametrize(
+    ("field", "key", "taken"),
+    [
+        ("weights", "1.5", True),
+        ("weights", "-2e3", True),
+        ("weights", "abc", False),
+        ("flags", "true", True),
+        ("flags", "x", False),
+        ("slugs", "abc", True),
+        ("slugs", "ABC", False),
+    ],
+)
+async def test_the_schema_says_which_keys_a_dict_takes(field: str, key: str, taken: bool) -> None:
+    # pydantic's schema said nothing of float or bool keys, and a string key's pattern
+    # only as patternProperties, which leaves other keys free: validation refuses them.
+    engine = WorkflowEngine(_skill(Keyed), Handshake(host="generic"), {"retries": 1})
+    names = (await engine.start()).to_wire()["schema"]["properties"][field]["propertyNames"]
+    in_schema = key in names["enum"] if "enum" in names else bool(re.search(names["pattern"], key))
+    assert in_schema is taken
+    wire = (await engine.advance("gate", {field: {key: 1}})).to_wire()
+    assert (wire["kind"] == "prompt") is taken, wire
+
+
 class Named(BaseModel):
     # Field names that are also keys of pydantic's core schema nodes.
     type: str

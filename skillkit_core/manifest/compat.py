@@ -254,7 +254,11 @@ def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
         for d in found
         if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
     ]
-    reasons = unreadable or gemini_skips(folder.manifest_name) or gemini_refusals(folder.parsed)
+    reasons = (
+        unreadable
+        or gemini_skips(folder.folder_name, folder.manifest_name)
+        or gemini_refusals(folder.parsed)
+    )
     return HostVerdict(GEMINI_CLI, not reasons, tuple(reasons))
 
 

@@ -44,10 +44,12 @@ _NOT_BREAKS = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x"})
 _CONTINUATION = re.compile(r"[ \t]+\S")
 
 
-def gemini_skips(manifest_name: str) -> list[str]:
+def gemini_skips(folder_name: str, manifest_name: str) -> list[str]:
     """Why Gemini CLI's scan of a skills folder would not find this skill's file."""
     if manifest_name != "SKILL.md":
         return [f"Gemini CLI looks for a file named SKILL.md (on Linux, not {manifest_name})"]
+    if folder_name.startswith("."):
+        return ["Gemini CLI passes over folders whose names start with a dot"]
     return []
 
 

@@ -5,7 +5,8 @@ its frontmatter reader is gray-matter with js-yaml 3's ``safeLoad``):
 
 - It finds files named exactly ``SKILL.md`` (at any depth under a skills folder).
 - A byte-order mark is dropped. The first line must be ``---`` (spaces after it are
-  taken); the frontmatter ends at the next line that starts with ``---``.
+  taken); the frontmatter ends at the next line that starts with ``---``, or with the
+  file.
 - The YAML is js-yaml 3's (:func:`~skillkit_core.manifest.yaml12.load_js_yaml_3`): a
   repeated key fails it. When it fails, a plain value holding ``": "`` is made a block
   scalar and it is read once more.
@@ -16,6 +17,7 @@ its frontmatter reader is gray-matter with js-yaml 3's ``safeLoad``):
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from skillkit_core.manifest.parse import ParsedSkillMd
@@ -60,13 +62,26 @@ def opencode_notes(parsed: ParsedSkillMd) -> list[str]:
 
 
 def _frontmatter(text: str) -> str | None:
+    """The frontmatter's text; without a closing line, all that follows the opening one
+    (gray-matter reads it all as YAML: a body of comments and blank lines still loads)."""
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     if not lines or not lines[0].startswith("---") or lines[0][3:].strip(" \t"):
         return None
     for index, line in enumerate(lines[1:], start=1):
         if line.startswith("---"):
             return "\n".join(lines[1:index])
-    return None
+    # An indented '---' there starts a second YAML document to js-yaml 3, which
+    # safeLoad refuses (seen: such a skill is dropped).
+    if any(line.lstrip().startswith("---") for line in lines[1:]):
+        return None
+    return "\n".join(lines[1:])
+
+
+# What PyYAML takes for line breaks or a stream's mark and js-yaml 3 for plain characters
+# (only the values' types matter here, so a letter stands in); leading tabs, which
+# js-yaml 3 took where PyYAML refuses them, as spaces.
+_PLAIN = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x", "\ufeff": "x"})
+_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
 
 
 def _read(frontmatter: str) -> tuple[Any, str | None]:
@@ -74,6 +89,8 @@ def _read(frontmatter: str) -> tuple[Any, str | None]:
 
     from skillkit_core.manifest.yaml12 import load_js_yaml_3
 
+    frontmatter = _LEADING_TABS.sub(lambda tabs: "  " * len(tabs.group()), frontmatter)
+    frontmatter = frontmatter.translate(_PLAIN)
     try:
         return load_js_yaml_3(frontmatter), None
     except (yaml.YAMLError, ValueError, RecursionError) as error:
@@ -87,13 +104,24 @@ def _read(frontmatter: str) -> tuple[Any, str | None]:
             return None, first
 
 
+# A colon YAML would take for a mapping's: before a space or tab, or at the end.
+_MAPPING_COLON = re.compile(r":(?:[ \t]|$)")
+
+
 def _colon_values_as_blocks(frontmatter: str) -> str:
-    """Each top-level ``key: value`` whose plain value holds ``": "`` as a ``|-`` block."""
+    """Each top-level ``key: value`` whose plain value holds a colon YAML reads as a
+    mapping's (``Use when: X``, ``Ends with:``) as a ``|-`` block."""
     out = []
     for line in frontmatter.split("\n"):
         key, colon, value = line.partition(": ")
         plain = value.strip()
-        if colon and key and not key[0].isspace() and ": " in plain and plain[0] not in "'\"[{|>":
+        if (
+            colon
+            and key
+            and not key[0].isspace()
+            and _MAPPING_COLON.search(plain)
+            and plain[0] not in "'\"[{|>"
+        ):
             out.append(f"{key}: |-\n  {plain}")
         else:
             out.append(line)

@@ -54,14 +54,16 @@ def _loader(unique_keys: bool = False, js_yaml_3: bool = False) -> type:
 
     if js_yaml_3:
         # js-yaml 3's default safe schema: YAML 1.1's numbers, timestamps and merge keys
-        # (as PyYAML has them), but only true and false as booleans.
+        # (as PyYAML has them), but only true and false as booleans, and a float's dot
+        # optional (1e3 is a number); a key that is no scalar is made text.
         Core12Loader.yaml_implicit_resolvers = {
             first: [entry for entry in entries if entry[0] != "tag:yaml.org,2002:bool"]
             for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items()
         }
-        tag, pattern, first = _CORE[1]
-        Core12Loader.add_implicit_resolver(tag, re.compile(rf"^(?:{pattern})$"), first)
+        for tag, pattern, first in (_CORE[1], _JS_YAML_3_EXPONENT):
+            Core12Loader.add_implicit_resolver(tag, re.compile(rf"^(?:{pattern})$"), first)
         Core12Loader.add_constructor("tag:yaml.org,2002:bool", _boolean)
+        Core12Loader.construct_mapping = _texts_for_keys(Core12Loader.construct_mapping)
         return Core12Loader
     Core12Loader.yaml_implicit_resolvers = {}
     for tag, pattern, first in _CORE:
@@ -69,6 +71,43 @@ def _loader(unique_keys: bool = False, js_yaml_3: bool = False) -> type:
     Core12Loader.add_constructor("tag:yaml.org,2002:int", _integer)
     Core12Loader.add_constructor("tag:yaml.org,2002:bool", _boolean)
     return Core12Loader
+
+
+_JS_YAML_3_EXPONENT = (
+    "tag:yaml.org,2002:float",
+    r"[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+",
+    list("-+0123456789"),
+)
+
+
+def _texts_for_keys(construct_mapping: Any) -> Any:
+    """``construct_mapping`` that makes a key which is no scalar its text, as js-yaml 3
+    does (PyYAML refuses a list or mapping as a key)."""
+    import yaml
+
+    def construct(loader: Any, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode) and any(
+            not isinstance(key, yaml.ScalarNode) for key, _ in node.value
+        ):
+            node = yaml.MappingNode(
+                node.tag,
+                [(_as_text(key), value) for key, value in node.value],
+                node.start_mark,
+                node.end_mark,
+                node.flow_style,
+            )
+        return construct_mapping(loader, node, deep=deep)
+
+    return construct
+
+
+def _as_text(node: Any) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        return node
+    text = node.start_mark.buffer[node.start_mark.pointer : node.end_mark.pointer]
+    return yaml.ScalarNode("tag:yaml.org,2002:str", text.strip(), node.start_mark, node.end_mark)
 
 
 def _integer(loader: Any, node: Any) -> int:

@@ -259,6 +259,15 @@ def test_codex_scan_passes_over_what_it_does_not_see(
     assert verdicts(root)["codex"] == (False, (reason,))
 
 
+def test_gemini_cli_passes_over_a_dot_named_folder(tmp_path: Path) -> None:
+    # gemini skills list (0.61.0): "No skills discovered."
+    root = make_skill(tmp_path, ".pdf-tools", {"SKILL.md": skill_md()})
+    assert verdicts(root)["gemini-cli"] == (
+        False,
+        ("Gemini CLI passes over folders whose names start with a dot",),
+    )
+
+
 def test_gemini_cli_does_not_find_a_lowercase_skill_md(tmp_path: Path) -> None:
     # Its glob (SKILL.md, */SKILL.md) is case-sensitive on Linux (gemini skills list, 0.61.0).
     root = make_skill(tmp_path, "pdf-tools", {"skill.md": skill_md()})
@@ -342,6 +351,21 @@ OPENCODE_CASES = {
     "blank-first-line": ("\n---\nname: a\ndescription: D.\n---\n", False),
     "lone-cr-lines": ("---\rname: a\rdescription: D.\r---\r", False),
     "list-frontmatter": ("---\n- a\n---\n", False),
+    # Seen again (helper re-run of 78 cases): js-yaml 3 takes U+2028 and U+0085 in a value,
+    # tab-indented mappings and keys that are no scalars (as text), reads 1e3 as a
+    # number, and gray-matter reads a file without a closing line as all frontmatter.
+    "line-separator-in-a-value": ("---\nname: a\ndescription: x\u2028y\n---\n", True),
+    "tab-indented-metadata": ("---\nname: a\ndescription: D.\nmetadata:\n\tby: me\n---\n", True),
+    "list-key": ("---\nname: a\ndescription: D.\n[a]: two\n---\n", True),
+    "exponent-description": ("---\nname: a\ndescription: 1e3\n---\n", False),
+    "no-closing-line-all-yaml": ("---\nname: a\ndescription: D.\n\n# T\n", True),
+    "no-closing-line-with-a-body": (
+        "---\nname: a\ndescription: D.\nBody text: here.\n- x\n",
+        False,
+    ),
+    "value-ending-in-a-colon": ("---\nname: a\ndescription: Ends with:\n---\n", True),
+    "colon-before-a-tab": ("---\nname: a\ndescription: Use when:\tX\n---\n", True),
+    "mark-before-the-name": ("---\n\ufeffname: a\ndescription: D.\n---\n", False),
 }
 
 

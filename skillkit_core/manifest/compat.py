@@ -134,6 +134,25 @@ def _reasons(found: list[LintDiagnostic], rules: frozenset[str]) -> list[str]:
     return [_reason(d) for d in found if d.rule in rules]
 
 
+# Why skillkit could not read a SKILL.md whole, where some hosts read it anyway: bytes that
+# are not UTF-8 (read as U+FFFD), a file over skillkit's 4 MiB (its start is still
+# parsed), a link leading out of the folder (not read at all).
+_NOT_UTF8 = "not valid UTF-8"
+_TOO_LARGE = "is larger than"
+_LINKED_OUT = "outside the skill folder"
+
+
+def _stops(found: list[LintDiagnostic], read_anyway: tuple[str, ...]) -> list[str]:
+    """The reasons there is no SKILL.md to read, but those a host reads past."""
+    return [
+        _reason(d)
+        for d in found
+        if d.rule in _NO_FILE
+        and d.severity == "error"
+        and not any(part in d.message for part in read_anyway)
+    ]
+
+
 def _errors(found: list[LintDiagnostic], rules: frozenset[str]) -> list[str]:
     return [_reason(d) for d in found if d.rule in rules and d.severity == "error"]
 
@@ -172,16 +191,16 @@ def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdic
         claude_code_skips,
     )
 
-    missing = _errors(found, frozenset({"skill-md-missing"}))
-    unreadable = [
-        _reason(d)
-        for d in found
-        if d.rule == "skill-md-unreadable"
-        and d.severity == "error"
-        and "not valid UTF-8" not in d.message
-    ]
-    skips = missing or unreadable
-    skips = skips or claude_code_skips(
+    if any(_LINKED_OUT in d.message for d in found if d.rule in _NO_FILE):
+        return HostVerdict(
+            CLAUDE_CODE,
+            True,
+            (
+                "Claude Code follows a SKILL.md linked from outside the folder and loads it "
+                "whatever it holds; skillkit does not read it",
+            ),
+        )
+    skips = _stops(found, (_NOT_UTF8, _TOO_LARGE)) or claude_code_skips(
         folder.folder_name, folder.manifest_name, folder.manifest_size
     )
     if skips:
@@ -238,7 +257,7 @@ def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     from skillkit_core.manifest.codex_loader import codex_refusals, codex_skips
 
     reasons = (
-        _errors(found, _NO_FILE)
+        _stops(found, (_TOO_LARGE,))
         or codex_skips(folder.folder_name, folder.manifest_name, folder.manifest_is_link)
         or codex_refusals(folder.parsed, folder.folder_name)
     )
@@ -248,14 +267,9 @@ def _codex(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
 def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     from skillkit_core.manifest.gemini_loader import gemini_refusals, gemini_skips
 
-    # Node reads bytes that are not UTF-8 as replacement characters, not as a failure.
-    unreadable = [
-        _reason(d)
-        for d in found
-        if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
-    ]
+    # Node reads bytes that are not UTF-8 as replacement characters, and files whole.
     reasons = (
-        unreadable
+        _stops(found, (_NOT_UTF8, _TOO_LARGE))
         or gemini_skips(folder.folder_name, folder.manifest_name)
         or gemini_refusals(folder.parsed)
     )
@@ -270,12 +284,11 @@ def _opencode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
     )
 
     # Its reader takes bytes that are not UTF-8 as U+FFFD, and files of any size.
-    unreadable = [
-        _reason(d)
-        for d in found
-        if d.rule in _NO_FILE and d.severity == "error" and "not valid UTF-8" not in d.message
-    ]
-    reasons = unreadable or opencode_skips(folder.manifest_name) or opencode_refusals(folder.parsed)
+    reasons = (
+        _stops(found, (_NOT_UTF8, _TOO_LARGE))
+        or opencode_skips(folder.manifest_name)
+        or opencode_refusals(folder.parsed)
+    )
     if reasons:
         return HostVerdict(OPENCODE, False, tuple(reasons))
     return HostVerdict(OPENCODE, True, tuple(opencode_notes(folder.parsed)))

@@ -393,3 +393,20 @@ def test_claude_code_notes_when_it_keeps_a_skill_out_of_the_models_listing(
         "disable-model-invocation: Claude Code lists it only for /name, not the model",
         "paths: Claude Code lists it only once a file matching them is touched",
     )
+
+
+def test_hosts_that_read_a_file_over_4_mib_are_judged_by_its_start(tmp_path: Path) -> None:
+    # Codex, Gemini CLI and OpenCode listed a 5 MB SKILL.md; Claude Code skips it.
+    root = make_skill(tmp_path, "pdf-tools", {"SKILL.md": skill_md() + "x" * 5_000_000})
+    result = loads(root)
+    assert {host for host, ok in result.items() if ok} == {"codex", "gemini-cli", "opencode"}
+
+
+def test_claude_code_loads_a_skill_md_linked_from_outside(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "SKILL.md").write_text(skill_md())
+    root = tmp_path / "pdf-tools"
+    root.mkdir()
+    (root / "SKILL.md").symlink_to("../elsewhere/SKILL.md")
+    loads_there, notes = verdicts(root)["claude-code"]
+    assert loads_there and "skillkit does not read it" in notes[0]

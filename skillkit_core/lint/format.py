@@ -315,15 +315,19 @@ def render_hosts(run: CheckRun, console: Console) -> None:
     names, common = _short_labels([r.target.label for r in reports])
     if common:
         console.print(f"Skill folders under {common}:", soft_wrap=True)
-    table = Table(title="Host compatibility", show_lines=False)
     # The verdict columns as wide as their headers when the folder names fit beside
-    # them, else as narrow as their longest word (the header wraps); the folder column
+    # them, else as narrow as their longest word (the header wraps), and where even that
+    # leaves the folder column too little room, without padding; the folder column
     # takes the rest, its names wrapped after a '/'.
     longest = max(len(name) for name in names)
     borders = 3 * (len(CONSUMERS) + 1) + 1
     narrow = [max(7, len(c.label)) for c in CONSUMERS]
     if console.width - sum(narrow) - borders < min(longest, 40):
         narrow = [max(7, *(len(word) for word in c.label.split())) for c in CONSUMERS]
+    padding = 1
+    if console.width - sum(narrow) - borders < min(longest, 20, console.width // 4):
+        padding, borders = 0, len(CONSUMERS) + 2
+    table = Table(title="Host compatibility", show_lines=False, padding=(0, padding))
     width = max(len("skill folder"), min(console.width - sum(narrow) - borders, longest))
     table.add_column("skill folder", overflow="fold", width=width)
     for consumer, size in zip(CONSUMERS, narrow, strict=True):

@@ -333,6 +333,13 @@ def test_hosts_matrix_keeps_folder_names_readable_at_80_columns(tmp_path: Path) 
     assert lines[1].strip() == "Host compatibility"
     assert all(len(line) <= 80 for line in lines[1:])  # the table fits
     assert "…" not in text
+    # Every word of every host's label is whole in the header (seven columns left no
+    # room for padding: "validator" was printed "valida" over "tor").
+    header = [line for line in lines if line.startswith("┃")]
+    words = {word for line in header for word in line.replace("┃", " ").split()}
+    from skillkit_core.manifest.compat import CONSUMERS
+
+    assert {word for c in CONSUMERS for word in c.label.split()} <= words
     # Each name is whole in the folder column: wrapped after a '/', never cut short.
     column = "".join(
         line.split("│")[1].strip() for line in lines if line.startswith("│") and "│" in line[1:]

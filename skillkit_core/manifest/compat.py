@@ -277,21 +277,14 @@ def _gemini_cli(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict
 
 
 def _opencode(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdict:
-    from skillkit_core.manifest.opencode_loader import (
-        opencode_notes,
-        opencode_refusals,
-        opencode_skips,
-    )
+    from skillkit_core.manifest.opencode_loader import opencode_reading, opencode_skips
 
     # Its reader takes bytes that are not UTF-8 as U+FFFD, and files of any size.
-    reasons = (
-        _stops(found, (_NOT_UTF8, _TOO_LARGE))
-        or opencode_skips(folder.manifest_name)
-        or opencode_refusals(folder.parsed)
-    )
-    if reasons:
-        return HostVerdict(OPENCODE, False, tuple(reasons))
-    return HostVerdict(OPENCODE, True, tuple(opencode_notes(folder.parsed)))
+    stops = _stops(found, (_NOT_UTF8, _TOO_LARGE)) or opencode_skips(folder.manifest_name)
+    if stops:
+        return HostVerdict(OPENCODE, False, tuple(stops))
+    refusals, notes = opencode_reading(folder.parsed)
+    return HostVerdict(OPENCODE, not refusals, tuple(refusals or notes))
 
 
 _VERDICTS: tuple[Callable[[SkillFolder, list[LintDiagnostic]], HostVerdict], ...] = (

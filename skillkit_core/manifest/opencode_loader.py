@@ -32,33 +32,27 @@ def opencode_skips(manifest_name: str) -> list[str]:
     return []
 
 
-def opencode_refusals(parsed: ParsedSkillMd) -> list[str]:
-    """Why OpenCode would drop this SKILL.md (empty when it lists it)."""
+def opencode_reading(parsed: ParsedSkillMd) -> tuple[list[str], list[str]]:
+    """``(why OpenCode drops this SKILL.md, notes on a skill it keeps)``; the first is
+    empty when it lists the skill."""
     frontmatter = _frontmatter(parsed.text)
     if frontmatter is None:
         return [
-            "OpenCode finds no frontmatter: a first line of '---', then a line starting "
-            "with '---' that closes it"
-        ]
+            "OpenCode finds no frontmatter it can read: the file must start with a '---' "
+            "line, closed by a line starting with '---' (an indented '---' does not close it)"
+        ], []
     data, problem = _read(frontmatter)
     if problem is not None:
-        return [f"OpenCode cannot read the frontmatter, and drops the skill: {problem}"]
+        return [f"OpenCode cannot read the frontmatter, and drops the skill: {problem}"], []
     if not isinstance(data, dict):
-        return ["OpenCode drops a skill whose frontmatter is not a mapping of keys"]
+        return ["OpenCode drops a skill whose frontmatter is not a mapping of keys"], []
     if not isinstance(data.get("name"), str):
-        return ["OpenCode drops a skill whose name is missing or is not text"]
-    if "description" in data and not isinstance(data["description"], str):
-        return ["OpenCode drops a skill whose description is not text"]
-    return []
-
-
-def opencode_notes(parsed: ParsedSkillMd) -> list[str]:
-    """What OpenCode does with a skill it keeps, where that matters."""
-    frontmatter = _frontmatter(parsed.text)
-    data, _ = _read(frontmatter) if frontmatter is not None else (None, None)
-    if isinstance(data, dict) and "description" not in data:
-        return ["OpenCode leaves a skill without a description out of the model's list"]
-    return []
+        return ["OpenCode drops a skill whose name is missing or is not text"], []
+    if "description" not in data:
+        return [], ["OpenCode leaves a skill without a description out of the model's list"]
+    if not isinstance(data["description"], str):
+        return ["OpenCode drops a skill whose description is not text"], []
+    return [], []
 
 
 def _frontmatter(text: str) -> str | None:

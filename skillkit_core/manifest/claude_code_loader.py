@@ -25,7 +25,6 @@ import unicodedata
 
 from skillkit_core.manifest.parse import ParsedSkillMd
 
-SOURCE = "Claude Code 2.1.332 (npm @anthropic-ai/claude-code), its bundled skill loader"
 SIZE_MAX = 1_000_000
 NAME_MAX = 256
 

@@ -8,8 +8,9 @@ its frontmatter reader is gray-matter with js-yaml 3's ``safeLoad``):
   taken); the frontmatter ends at the next line that starts with ``---``, or with the
   file.
 - The YAML is js-yaml 3's (:func:`~skillkit_core.manifest.yaml12.load_js_yaml_3`): a
-  repeated key fails it. When it fails, a plain value holding ``": "`` is made a block
-  scalar and it is read once more.
+  repeated key fails it; U+2028, U+0085 and leading tabs do not. When it fails, a plain
+  value holding a colon YAML takes for a mapping's (``Use when: X``, ``Ends with:``) is
+  made a block scalar and it is read once more.
 - The skill is kept when ``name`` is text (any text, empty too) and ``description`` is
   text or absent; it is dropped without a word otherwise. A skill without a description
   is left out of the model's list of skills.
@@ -21,8 +22,6 @@ import re
 from typing import Any
 
 from skillkit_core.manifest.parse import ParsedSkillMd
-
-SOURCE = "OpenCode 1.18.33 (npm opencode-ai), opencode debug skill"
 
 
 def opencode_skips(manifest_name: str) -> list[str]:

@@ -136,6 +136,7 @@ class AnsweringReadStream:
                 reply = self._without_id(getattr(item, "message", None))
                 if reply is None:
                     self._note(item)
+                    await self._cancelled_in_batch(item)
                     return item
             if reply is None:
                 continue
@@ -174,6 +175,26 @@ class AnsweringReadStream:
         elif batch.answers:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await self._write_stream.send(batch.message())
+
+    async def _cancelled_in_batch(self, item: Any) -> None:
+        """A cancelled request gets no answer (MCP cancellation): its batch stops waiting
+        for it, and goes out if it waited for nothing else."""
+        message = getattr(item, "message", None)
+        if not self._batches.open or not (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+            and isinstance(message.params, dict)
+        ):
+            return
+        batch = self._batches.holding(message.params.get("requestId"))
+        if batch is None:
+            return
+        batch.waiting.discard(message.params.get("requestId"))
+        if not batch.waiting:
+            self._batches.open.remove(batch)
+            if batch.answers:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await self._write_stream.send(batch.message())
 
     def _without_id(self, message: Any) -> types.JSONRPCError | None:
         """The error answering a request that came as a notification; ``None`` for any
@@ -263,7 +284,10 @@ class Batches:
         if isinstance(result, dict) and "protocolVersion" in result and "serverInfo" in result:
             self.version = result["protocolVersion"]
 
-    def holding(self, request_id: int | str) -> Batch | None:
+    def holding(self, request_id: Any) -> Batch | None:
+        """The open batch waiting for ``request_id`` (``None``: none, or no request id)."""
+        if not isinstance(request_id, int | str):
+            return None
         return next((batch for batch in self.open if request_id in batch.waiting), None)
 
 

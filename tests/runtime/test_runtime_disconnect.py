@@ -5,6 +5,7 @@ server quietly, with the script's processes gone."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -180,3 +181,45 @@ def test_a_pipe_held_by_a_leftover_is_closed_before_the_loop_ends(finish: bool) 
         assert done.stderr == ""
     else:
         assert "Event loop is closed" in done.stderr
+
+
+def test_a_cancelled_member_of_a_batch_lets_the_batch_go_out(
+    skill_tree: SkillTree, tmp_path: Path
+) -> None:
+    """A cancelled request gets no answer, so a 2025-03-26 batch holding one is written
+    with the answers of the others once the rest are in (it used to wait for it)."""
+    pid_file = tmp_path / "child.pid"
+    with raw_serve(skill_tree, tmp_path) as server:
+        answer = server.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
+        assert answer["result"]["protocolVersion"] == "2025-03-26"
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        loaded = server.request(
+            1, "tools/call", {"name": "skills_load", "arguments": {"names": ["toolbox"]}}
+        )
+        assert not loaded["result"].get("isError"), loaded
+        run = {"name": "skills_run_script", "arguments": {"path": "scripts/sleepy.sh"}}
+        run["arguments"]["args"] = [str(pid_file)]
+        server.send_line(
+            json.dumps(
+                [
+                    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": run},
+                    {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+                ]
+            )
+        )
+        wait_for(pid_file)
+        server.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+        )
+        answers = server.receive()
+        assert answers == [{"jsonrpc": "2.0", "id": 3, "result": {}}], answers
+        assert server.request(4, "ping")["result"] == {}
+    assert process_gone(wait_for(pid_file))

@@ -39,6 +39,11 @@ class ToolAnswer:
     is_error: bool = False
 
 
+MAX_RUNS = 1000
+"""Open runs one server keeps; beyond, the one used least recently is dropped (a client
+that starts runs and never finishes them grew the process without bound)."""
+
+
 class SkillTools:
     """The tools of one skill for one server process."""
 
@@ -168,7 +173,9 @@ class SkillTools:
                 self._locks.pop(session, None)
                 raise SessionError(
                     f"no active session '{session}': it finished (finished sessions are "
-                    "removed) or was never started here; call start for a new run"
+                    "removed), was never started here, or was dropped as the least "
+                    f"recently used of more than {MAX_RUNS} open runs; call start for a "
+                    "new run"
                 )
             result = await engine.advance(step, args["output"])
             return self._answer(session, engine, result.to_wire(), keep_on_error=True)
@@ -190,7 +197,7 @@ class SkillTools:
     ) -> ToolAnswer:
         kind = wire["kind"]
         if kind == "prompt":
-            self.runs[session] = engine
+            self._keep(session, engine)
             payload = {
                 "session": session,
                 "status": "prompt",
@@ -219,6 +226,16 @@ class SkillTools:
             "retry": wire["retry"],
         }
         return ToolAnswer(json_line(payload), is_error=wire["error"] != "validation")
+
+    def _keep(self, session: str, engine: Any) -> None:
+        """Keep ``session``'s run as the most recently used, dropping the least recently
+        used one beyond :data:`MAX_RUNS`."""
+        self.runs.pop(session, None)
+        self.runs[session] = engine
+        while len(self.runs) > MAX_RUNS:
+            oldest = next(iter(self.runs))
+            del self.runs[oldest]
+            self._locks.pop(oldest, None)
 
     def _new_id(self) -> str:
         import secrets

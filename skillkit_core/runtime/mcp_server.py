@@ -48,10 +48,10 @@ from skillkit_core.runtime.prompt import (
 from skillkit_core.runtime.registry import Registry, discover_skills
 from skillkit_core.runtime.session import RuntimeSession
 from skillkit_core.runtime.skills_extension import (
-    SCHEME,
     ResourceNotFound,
     SkillsExtension,
     install,
+    is_skill_uri,
     read_contents,
     refuse_cursor,
     resource_templates,
@@ -141,7 +141,7 @@ def build_server(config: RuntimeConfig, registry: Registry) -> Server[RuntimeSes
     ) -> types.ReadResourceResult:
         session = _session(ctx)
         uri = str(params.uri)
-        if uri.startswith(SCHEME):
+        if is_skill_uri(uri):
             contents = read_contents(registry, uri, protocol_version=ctx.protocol_version)
             return types.ReadResourceResult(contents=[contents])
         if uri != ACTIVE_URI:

@@ -108,6 +108,12 @@ def skill_uri(record: SkillRecord) -> str:
     return file_uri(record, SKILL_MD)
 
 
+def is_skill_uri(uri: str) -> bool:
+    """Whether ``uri``'s scheme is ``skill``, in any case (RFC 3986, 3.1: schemes are
+    case-insensitive; the TypeScript SDK's clients may send ``SKILL://``)."""
+    return uri[: len(SCHEME)].lower() == SCHEME
+
+
 def parse_uri(registry: Registry, uri: str) -> SkillUri:
     """The skill and path a ``skill://`` URI names, or an ``MCPError`` (invalid params).
 
@@ -117,7 +123,7 @@ def parse_uri(registry: Registry, uri: str) -> SkillUri:
     and refused when it is not written the way the server writes URIs (empty or ``.``
     segments, also percent-encoded, an encoded ``/``, a query or fragment).
     """
-    if not uri.startswith(SCHEME):
+    if not is_skill_uri(uri):
         raise _invalid(f"'{uri}' is not a {SCHEME} URI")
     rest = uri[len(SCHEME) :]
     if "?" in rest or "#" in rest:

@@ -301,6 +301,11 @@ async def test_reads_of_text_and_binary_files_match_their_digests(
     text = await server.session.read_resource("skill://acme/billing/refunds/templates/invoice.md")
     assert text.contents[0].text == "# Invoice\n"
     assert text.contents[0].mime_type == "text/markdown"
+    # A scheme is case-insensitive (RFC 3986, 3.1).
+    shouted = await server.session.read_resource(
+        "SKILL://acme/billing/refunds/templates/invoice.md"
+    )
+    assert shouted.contents[0].text == "# Invoice\n"
     blob_uri = "skill://acme/billing/refunds/assets/blob.bin"
     blob = (await server.session.read_resource(blob_uri)).contents[0]
     data = base64.b64decode(blob.blob)

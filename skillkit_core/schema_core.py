@@ -134,6 +134,14 @@ def _agent_schemas() -> type:
             # A RootModel is its root's schema (a dict[str, Any] is an open object).
             return json_schema if schema.get("root_model") else self._closed(json_schema)
 
+        def model_fields_schema(self, schema: Any) -> Any:
+            json_schema = super().model_fields_schema(schema)
+            for name, field in schema.get("fields", {}).items():
+                path = _nested_alias(field.get("validation_alias"))
+                if path is not None:
+                    _move_to_path(json_schema, name, path)
+            return json_schema
+
         def typed_dict_schema(self, schema: Any) -> Any:
             return self._closed(super().typed_dict_schema(schema))
 
@@ -204,6 +212,45 @@ _KEY_NAMES: dict[Any, dict[str, Any]] = {
     "float": {"pattern": _DECIMAL_NUMERAL},
     "bool": {"enum": ["true", "false"]},
 }
+
+
+def _nested_alias(alias: Any) -> list[str] | None:
+    """The keys of a field's ``AliasPath`` (the first choice of ``AliasChoices``) when it
+    leads into nested objects; ``None`` otherwise (pydantic's schema then has it right).
+    pydantic's schema shows such a field under its own name, where validation wants
+    ``{"data": {"name": …}}`` for ``AliasPath("data", "name")``."""
+    if isinstance(alias, list) and alias and isinstance(alias[0], list):
+        alias = alias[0]
+    if isinstance(alias, list) and len(alias) > 1 and all(isinstance(k, str) for k in alias):
+        return alias
+    return None
+
+
+def _move_to_path(json_schema: Any, name: str, path: list[str]) -> None:
+    """Move property ``name`` of an object schema to the nested ``path``, its being
+    required too (left where it is when a property on the way is no object schema)."""
+    properties = json_schema.get("properties") if isinstance(json_schema, dict) else None
+    if not isinstance(properties, dict) or name not in properties:
+        return
+    node = json_schema
+    for key in path[:-1]:  # first, whether the way is free
+        child = node.get("properties", {}).get(key)
+        if child is None:
+            break
+        if not isinstance(child, dict) or "properties" not in child:
+            return
+        node = child
+    required = name in json_schema.get("required", ())
+    if required:
+        json_schema["required"].remove(name)
+    node = json_schema
+    for key in path[:-1]:
+        if required and key not in node.setdefault("required", []):
+            node["required"].append(key)
+        node = node["properties"].setdefault(key, {"type": "object", "properties": {}})
+    node["properties"][path[-1]] = properties.pop(name)
+    if required:
+        node.setdefault("required", []).append(path[-1])
 
 
 def _any_case(word: str) -> str:

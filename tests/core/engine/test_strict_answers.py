@@ -15,7 +15,7 @@ import re
 from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
-from pydantic import BaseModel, Field, HttpUrl, field_validator
+from pydantic import AliasPath, BaseModel, Field, HttpUrl, field_validator
 
 from skillkit_core.engine import Handshake, WorkflowEngine
 from skillkit_core.errors import ParamsError
@@ -282,6 +282,25 @@ async def test_the_schema_says_which_keys_a_dict_takes(field: str, key: str, tak
     assert in_schema is taken
     wire = (await engine.advance("gate", {field: {key: 1}})).to_wire()
     assert (wire["kind"] == "prompt") is taken, wire
+
+
+class Pathed(BaseModel):
+    name: str = Field(validation_alias=AliasPath("data", "name"))
+    city: str = Field("Paris", validation_alias=AliasPath("data", "city"))
+
+
+async def test_the_schema_nests_a_field_read_through_an_alias_path() -> None:
+    # pydantic's schema showed "name" at the top, where validation reads data.name: every
+    # answer that followed the schema was refused.
+    engine = WorkflowEngine(_skill(Pathed), Handshake(host="generic"), {"retries": 1})
+    schema = (await engine.start()).to_wire()["schema"]
+    assert schema["required"] == ["data"] and set(schema["properties"]) == {"data"}
+    data = schema["properties"]["data"]
+    assert (set(data["properties"]), data["required"]) == ({"name", "city"}, ["name"])
+    wire = (await engine.advance("gate", {"name": "Ada"})).to_wire()
+    assert wire["kind"] == "error"
+    wire = (await engine.advance("gate", {"data": {"name": "Ada"}})).to_wire()
+    assert wire["kind"] == "prompt", wire
 
 
 class Named(BaseModel):

@@ -355,10 +355,35 @@ def _shadow(node: Any) -> tuple[Any, bool]:
         else:
             copy[key], inside = _shadow(value)
             guarded = guarded or inside
+    keys = node.get("keys_schema") if kind == "dict" else None
+    if isinstance(keys, dict) and keys.get("type") == "int":
+        copy["keys_schema"] = _plain_integer_key()
+        guarded = True
     expected = _expected_values(node)
     if expected is None or not any(isinstance(v, int | float) for v in expected):
         return copy, guarded
     return _kind_checked(copy, expected), True
+
+
+def _plain_integer_key() -> dict[str, Any]:
+    """A guard for an integer key as JSON writes it: pydantic also takes ``"01"``,
+    ``"+1"`` or ``" 1"`` and merges them with ``"1"`` into one key, the last value
+    winning (an answer's entries were lost); the schema shown says ``^-?(0|[1-9][0-9]*)$``."""
+    import re
+
+    from pydantic_core import PydanticCustomError
+    from pydantic_core import core_schema as cs
+
+    plain = re.compile(r"-?(0|[1-9][0-9]*)")
+
+    def checked(key: str) -> str:
+        if not plain.fullmatch(key):
+            raise PydanticCustomError(
+                _KIND_ERROR, "Key should be an integer written plainly (as 1 or -2)"
+            )
+        return key
+
+    return cs.no_info_after_validator_function(checked, cs.str_schema())
 
 
 def _with_ref(inner: dict[str, Any], outer: dict[str, Any]) -> dict[str, Any]:

@@ -284,6 +284,21 @@ async def test_the_schema_says_which_keys_a_dict_takes(field: str, key: str, tak
     assert (wire["kind"] == "prompt") is taken, wire
 
 
+async def test_integer_keys_written_otherwise_are_refused_not_merged() -> None:
+    # pydantic took "01" and "+1" for the key 1, merging three entries into one.
+    engine = WorkflowEngine(_skill(Pets), Handshake(host="generic"), {"retries": 1})
+    await engine.start()
+    pet = {"kind": "cat", "lives": 9}
+    answer = {"pet": pet, "by_port": {"1": "a", "01": "b", "+1": "c"}}
+    wire = (await engine.advance("gate", answer)).to_wire()
+    assert wire["message"] == (
+        "by_port.01: Key should be an integer written plainly (as 1 or -2); "
+        "by_port.+1: Key should be an integer written plainly (as 1 or -2)"
+    )
+    wire = (await engine.advance("gate", {"pet": pet, "by_port": {"1": "a", "-2": "b"}})).to_wire()
+    assert wire["step"] == "end", wire
+
+
 class Pathed(BaseModel):
     name: str = Field(validation_alias=AliasPath("data", "name"))
     city: str = Field("Paris", validation_alias=AliasPath("data", "city"))

@@ -39,8 +39,6 @@ _JS_SPACE = "[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u
 # JavaScript's "." stops at any line terminator, lone CR and U+2028/9 included.
 _NAME_LINE = re.compile(f"{_JS_SPACE}*name:{_JS_SPACE}*[^\n\r\u2028\u2029]*")
 _DESCRIPTION_LINE = re.compile(f"{_JS_SPACE}*description:{_JS_SPACE}*[^\n\r\u2028\u2029]*")
-# Line breaks to PyYAML that js-yaml reads as plain characters.
-_NOT_BREAKS = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x"})
 _CONTINUATION = re.compile(r"[ \t]+\S")
 
 
@@ -72,13 +70,11 @@ def gemini_refusals(parsed: ParsedSkillMd) -> list[str]:
 
 
 def _yaml_strings(frontmatter: str) -> bool:
-    """Whether js-yaml 4 reads a string ``name`` and ``description``: YAML 1.2 with
-    unique keys, on the text with what only PyYAML takes for line breaks made letters
-    (a plain character to js-yaml; only the values' types matter here)."""
-    from skillkit_core.manifest.yaml12 import load_core12
+    """Whether js-yaml 4 reads a string ``name`` and ``description``."""
+    from skillkit_core.manifest.yaml12 import load_js_yaml_4
 
     try:
-        data = load_core12(frontmatter.translate(_NOT_BREAKS), unique_keys=True)
+        data = load_js_yaml_4(frontmatter)
     except Exception:  # any failure: the line reader decides
         return False
     if not isinstance(data, dict):

@@ -70,20 +70,11 @@ def _frontmatter(text: str) -> str | None:
     return "\n".join(lines[1:])
 
 
-# What PyYAML takes for line breaks or a stream's mark and js-yaml 3 for plain characters
-# (only the values' types matter here, so a letter stands in); leading tabs, which
-# js-yaml 3 took where PyYAML refuses them, as spaces.
-_PLAIN = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x", "\ufeff": "x"})
-_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
-
-
 def _read(frontmatter: str) -> tuple[Any, str | None]:
     import yaml
 
     from skillkit_core.manifest.yaml12 import load_js_yaml_3
 
-    frontmatter = _LEADING_TABS.sub(lambda tabs: "  " * len(tabs.group()), frontmatter)
-    frontmatter = frontmatter.translate(_PLAIN)
     try:
         return load_js_yaml_3(frontmatter), None
     except (yaml.YAMLError, ValueError, RecursionError) as error:

@@ -129,10 +129,26 @@ def load_core12(text: str, *, unique_keys: bool = False) -> Any:
     return yaml.load(text, Loader=_loader(unique_keys))
 
 
+# What PyYAML takes for line breaks or a stream's mark and js-yaml for plain characters;
+# the JS readers below put a letter in their place, so they tell the values' types (all
+# the host verdicts ask of them), not always their exact text.
+_JS_PLAIN = str.maketrans({"\x85": "x", "\u2028": "x", "\u2029": "x", "\ufeff": "x"})
+_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
+
+
+def load_js_yaml_4(text: str) -> Any:
+    """``text`` typed as js-yaml 4's ``load`` types it (Gemini CLI's reader): YAML 1.2's
+    core schema, a repeated key an error, U+2028, U+2029 and U+0085 no line breaks.
+    Raises ``yaml.YAMLError``."""
+    return load_core12(text.translate(_JS_PLAIN), unique_keys=True)
+
+
 def load_js_yaml_3(text: str) -> Any:
-    """``text`` read as js-yaml 3's ``safeLoad`` reads it (OpenCode's frontmatter reader):
-    YAML 1.1's types but for booleans, which are only ``true`` and ``false``; a repeated
-    key is an error. Raises ``yaml.YAMLError``."""
+    """``text`` typed as js-yaml 3's ``safeLoad`` types it (OpenCode's reader): YAML 1.1's
+    types but for booleans, which are only ``true`` and ``false``; a repeated key an
+    error; U+2028, U+2029, U+0085 and leading tabs taken where PyYAML refuses them.
+    Raises ``yaml.YAMLError``."""
     import yaml
 
-    return yaml.load(text, Loader=_loader(True, True))
+    text = _LEADING_TABS.sub(lambda tabs: "  " * len(tabs.group()), text)
+    return yaml.load(text.translate(_JS_PLAIN), Loader=_loader(True, True))

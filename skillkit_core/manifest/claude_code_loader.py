@@ -34,6 +34,23 @@ _COLON_SPACING = re.compile(r"(?:^|:) | (?::|$)|^:|:$")
 _HIDDEN = frozenset({"Cf", "Co", "Cn", "Cc"})
 
 
+# What Claude Code's switch reader (disable-model-invocation, user-invocable) takes as
+# true and as false, in any case.
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def switch_value(value: object) -> bool | None:
+    """``value`` as Claude Code reads a switch: a boolean, or a string or number that
+    reads as one; ``None`` for anything else (it then ignores the key)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JavaScript writes 1.0 as "1"
+    text = str(value).lower() if isinstance(value, str | int) else None
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
 def claude_code_skips(folder_name: str, manifest_name: str, size: int | None) -> list[str]:
     """Why Claude Code would not load the skill at all (empty when it loads it)."""
     if manifest_name != "SKILL.md":

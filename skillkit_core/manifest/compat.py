@@ -227,10 +227,10 @@ def _claude_code(folder: SkillFolder, found: list[LintDiagnostic]) -> HostVerdic
 
 def _claude_code_listing(folder: SkillFolder) -> list[str]:
     """When Claude Code leaves a skill it loads out of the model's listing (2.1.332)."""
-    from skillkit_core.lint.rules.manifest_claude_code_field import switched_on
+    from skillkit_core.manifest.claude_code_loader import switch_value
 
     notes = []
-    if switched_on(folder.frontmatter.get("disable-model-invocation")):
+    if switch_value(folder.frontmatter.get("disable-model-invocation")) is True:
         notes.append("disable-model-invocation: Claude Code lists it only for /name, not the model")
     if folder.frontmatter.get("paths"):
         notes.append("paths: Claude Code lists it only once a file matching them is touched")

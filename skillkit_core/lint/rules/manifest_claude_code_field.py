@@ -40,20 +40,10 @@ def _text_or_list(value: Any, span: FieldSpan) -> str | None:
     return "must be a string or a list of strings"
 
 
-# What Claude Code's switch reader takes as true and as false (case-insensitive).
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
-
-
-def switched_on(value: Any) -> bool:
-    """Whether Claude Code's switch reader takes ``value`` as true."""
-    return value is True or (isinstance(value, str | int) and str(value).lower() in _TRUE)
-
-
 def _boolean(value: Any, span: FieldSpan) -> str | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str | int | float) and str(value).lower() in _TRUE | _FALSE:
+    from skillkit_core.manifest.claude_code_loader import switch_value
+
+    if switch_value(value) is not None:
         return None
     written = repr(value) if isinstance(value, str) else (span.scalar or "that value")
     return f"must be true or false (yes/no, on/off and 1/0 work too), not {written}"

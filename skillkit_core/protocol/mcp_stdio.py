@@ -136,13 +136,15 @@ class AnsweringReadStream:
                 reply = self._without_id(getattr(item, "message", None))
                 if reply is None:
                     self._note(item)
-                    await self._cancelled_in_batch(item)
+                    await self._drop_from_batch(_cancelled(item))
                     return item
-            if reply is None:
-                continue
-            # A writer that is gone means the connection is ending anyway.
-            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await self._write_stream.send(SessionMessage(reply))
+            if reply is not None:
+                await self._send(SessionMessage(reply))
+
+    async def _send(self, item: SessionMessage) -> None:
+        # A writer that is gone means the connection is ending anyway.
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._write_stream.send(item)
 
     async def _open_batch(self, members: list[Any]) -> None:
         """Queue a batch's messages for the server; the answers of members that are no
@@ -173,28 +175,19 @@ class AnsweringReadStream:
         if batch.waiting:
             self._batches.open.append(batch)
         elif batch.answers:
-            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await self._write_stream.send(batch.message())
+            await self._send(batch.message())
 
-    async def _cancelled_in_batch(self, item: Any) -> None:
+    async def _drop_from_batch(self, request_id: int | str | None) -> None:
         """A cancelled request gets no answer (MCP cancellation): its batch stops waiting
         for it, and goes out if it waited for nothing else."""
-        message = getattr(item, "message", None)
-        if not self._batches.open or not (
-            isinstance(message, types.JSONRPCNotification)
-            and message.method == "notifications/cancelled"
-            and isinstance(message.params, dict)
-        ):
-            return
-        batch = self._batches.holding(message.params.get("requestId"))
+        batch = self._batches.holding(request_id)
         if batch is None:
             return
-        batch.waiting.discard(message.params.get("requestId"))
+        batch.waiting.discard(request_id)
         if not batch.waiting:
             self._batches.open.remove(batch)
             if batch.answers:
-                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    await self._write_stream.send(batch.message())
+                await self._send(batch.message())
 
     def _without_id(self, message: Any) -> types.JSONRPCError | None:
         """The error answering a request that came as a notification; ``None`` for any
@@ -221,12 +214,8 @@ class AnsweringReadStream:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
             self.in_flight.add(message.id)
-        elif (
-            isinstance(message, types.JSONRPCNotification)
-            and message.method == "notifications/cancelled"
-            and isinstance(message.params, dict)
-        ):
-            self.in_flight.discard(message.params.get("requestId"))  # no answer is due
+        else:
+            self.in_flight.discard(_cancelled(item))  # no answer is due
 
     def __aiter__(self) -> AnsweringReadStream:
         return self
@@ -284,11 +273,23 @@ class Batches:
         if isinstance(result, dict) and "protocolVersion" in result and "serverInfo" in result:
             self.version = result["protocolVersion"]
 
-    def holding(self, request_id: Any) -> Batch | None:
-        """The open batch waiting for ``request_id`` (``None``: none, or no request id)."""
-        if not isinstance(request_id, int | str):
-            return None
+    def holding(self, request_id: int | str | None) -> Batch | None:
+        """The open batch waiting for ``request_id`` (``None``: none)."""
         return next((batch for batch in self.open if request_id in batch.waiting), None)
+
+
+def _cancelled(item: Any) -> int | str | None:
+    """The id of the request a ``notifications/cancelled`` item cancels; ``None`` for
+    other items, and for an id that is no string or integer (no request has one)."""
+    message = getattr(item, "message", None)
+    if not (
+        isinstance(message, types.JSONRPCNotification)
+        and message.method == "notifications/cancelled"
+        and isinstance(message.params, dict)
+    ):
+        return None
+    request_id = message.params.get("requestId")
+    return request_id if isinstance(request_id, int | str) else None
 
 
 def _batch_members(problem: Exception) -> list[Any] | None:

@@ -411,3 +411,10 @@ def test_a_cursor_for_a_list_of_one_page_is_invalid(server: RawServer) -> None:
     answer = server.request(31, "tools/list", {"cursor": "bogus"})
     assert answer["error"]["code"] == -32602 and "single page" in answer["error"]["message"]
     assert_still_serving(server, 32)
+
+
+def test_a_cancellation_naming_no_request_id_leaves_the_server_serving(server: RawServer) -> None:
+    # A requestId that is a list reached a set of ids in flight and ended the server.
+    params = {"requestId": [1]}
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    assert_still_serving(server, 33)

@@ -262,14 +262,18 @@ def format_validation_error(error: Any, data: Any = None) -> str:
     ``data`` that was validated, a path names only keys and indexes of it: pydantic's
     union member tags (``pet.cat.meows``, ``v.int``) say which member a problem is of
     instead, as ``pet.meows (as cat)``."""
+    from skillkit_core.schema_core import answer_path
+
     lines = []
     for item in error.errors(include_url=False):
         loc = tuple(item.get("loc", ()))
         members: list[str] = []
         if data is not None:
-            loc, members = _answer_path(loc, data, item.get("type") == "missing")
-        key = bool(loc) and loc[-1] == "[key]"
-        where = ".".join(str(part) for part in (loc[:-1] if key else loc)) or "(root)"
+            loc, members, key = answer_path(loc, data, missing=item.get("type") == "missing")
+        else:
+            key = bool(loc) and loc[-1] == "[key]"
+            loc = loc[:-1] if key else loc
+        where = ".".join(str(part) for part in loc) or "(root)"
         where += " (the key)" if key else ""
         shown = [member for member in members if _plain_tag(member)]
         if shown:
@@ -281,23 +285,6 @@ def format_validation_error(error: Any, data: Any = None) -> str:
             continue
         lines.append(f"{where}: {item.get('msg', 'invalid')}")
     return "; ".join(lines) if lines else str(error)
-
-
-def _answer_path(loc: tuple[Any, ...], data: Any, missing: bool) -> tuple[tuple, list[str]]:
-    """``loc`` split into the keys and indexes of ``data`` it goes through and the parts
-    that are union member tags; the last part of a missing field's error is its name."""
-    kept: list[Any] = []
-    members: list[str] = []
-    for index, part in enumerate(loc):
-        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
-        if in_list or (isinstance(data, dict) and part in data):
-            data = data[part]
-            kept.append(part)
-        elif (missing and index == len(loc) - 1) or part == "[key]":
-            kept.append(part)
-        else:
-            members.append(str(part))
-    return tuple(kept), members
 
 
 def _plain_tag(member: str) -> bool:

@@ -310,13 +310,32 @@ def kind_errors(checker: Any, text: str, data: Any, extra: str | None) -> list[d
 def data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
     """An error's ``loc`` without the parts that name no key or index of ``data`` (a
     union's member tags, such as ``int`` or ``function-wrap[…]``)."""
-    kept = []
-    for part in loc:
+    return answer_path(loc, data)[0]
+
+
+def answer_path(
+    loc: tuple[Any, ...], data: Any, *, missing: bool = False
+) -> tuple[tuple[Any, ...], list[str], bool]:
+    """An error's ``loc`` read against the ``data`` validated: the keys and indexes of
+    ``data`` it goes through, the parts that name none (a union's member tags), and
+    whether the error is of a key (pydantic's trailing ``[key]``). With ``missing`` (a
+    missing field's error), its last part, the field's name, is kept."""
+    kept: list[Any] = []
+    members: list[str] = []
+    key = False
+    for index, part in enumerate(loc):
+        last = index == len(loc) - 1
         in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
         if in_list or (isinstance(data, dict) and part in data):
             data = data[part]
             kept.append(part)
-    return tuple(kept)
+        elif last and part == "[key]":
+            key = True
+        elif last and missing:
+            kept.append(part)
+        else:
+            members.append(str(part))
+    return tuple(kept), members, key
 
 
 # Nodes whose validator comes with a class: the shadow keeps their inner schema.

@@ -36,7 +36,6 @@ from typing import Any
 
 from skillkit_core.manifest.parse import ParsedSkillMd
 
-SOURCE = "openai/codex codex-rs/core-skills/src/loader.rs @ e51b9d1d"
 NAME_MAX = 64
 #: What Codex shows the model of a description (model_visible.rs): 1,021 characters and
 #: "..." beyond this.

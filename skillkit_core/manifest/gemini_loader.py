@@ -28,7 +28,6 @@ import re
 
 from skillkit_core.manifest.parse import ParsedSkillMd
 
-SOURCE = "google-gemini/gemini-cli packages/core/src/skills/skillLoader.ts @ 04fbf507"
 READS = ("name", "description")
 """The frontmatter keys Gemini CLI reads; it ignores every other."""
 
